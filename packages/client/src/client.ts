@@ -1,0 +1,128 @@
+import { type EndpointBody, type EndpointName, type EndpointResult, type Endpoints, endpoints } from "@sdk/protocol";
+import { SdkApiError, SdkNetworkError } from "./errors.ts";
+
+type PathParams<P extends string> = P extends `${string}:${infer Param}/${infer Rest}`
+  ? Param | PathParams<`/${Rest}`>
+  : P extends `${string}:${infer Param}`
+    ? Param
+    : never;
+
+/** What one call needs: path parameters named in its path, its body, its query. */
+export type CallInput<N extends EndpointName> = ([PathParams<Endpoints[N]["path"]>] extends [never]
+  ? { params?: undefined }
+  : { params: Record<PathParams<Endpoints[N]["path"]>, string> }) &
+  (EndpointBody<N> extends undefined ? { body?: undefined } : { body: EndpointBody<N> }) & {
+    query?: Record<string, string | number | undefined>;
+  };
+
+type HasRequiredInput<N extends EndpointName> = [PathParams<Endpoints[N]["path"]>] extends [never]
+  ? EndpointBody<N> extends undefined
+    ? false
+    : true
+  : true;
+
+/** One method per endpoint, named as in the endpoint table (`client.api.createProject({ body })`). */
+export type Api = {
+  [N in EndpointName]: HasRequiredInput<N> extends true
+    ? (input: CallInput<N>) => Promise<EndpointResult<N>>
+    : (input?: CallInput<N>) => Promise<EndpointResult<N>>;
+};
+
+export interface ClientOptions {
+  /** The server, e.g. `http://pi.local:8080`. */
+  baseUrl: string;
+  /** An API token; without one, a browser's session cookie is used. */
+  token?: string;
+  fetch?: typeof fetch;
+}
+
+/** A typed client for the sdk server's REST API. */
+export class SdkClient {
+  readonly baseUrl: string;
+  readonly api: Api;
+  #token: string | undefined;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#token = options.token;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.api = Object.fromEntries(
+      (Object.keys(endpoints) as EndpointName[]).map((name) => [
+        name,
+        (input?: CallInput<EndpointName>) => this.call(name, (input ?? {}) as never),
+      ]),
+    ) as unknown as Api;
+  }
+
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  /** Use this API token from now on (after login, say). */
+  setToken(token: string | undefined): void {
+    this.#token = token;
+  }
+
+  async call<N extends EndpointName>(name: N, input: CallInput<N>): Promise<EndpointResult<N>> {
+    const spec = endpoints[name];
+    const params = (input.params ?? {}) as Record<string, string>;
+    let path: string = spec.path.replace(/:(\w+)/g, (_, key: string) => {
+      const value = params[key];
+      if (value === undefined) throw new TypeError(`${name}: missing path parameter ${key}`);
+      return encodeURIComponent(value);
+    });
+    if (input.query) {
+      const search = new URLSearchParams();
+      for (const [key, value] of Object.entries(input.query)) if (value !== undefined) search.set(key, String(value));
+      const text = search.toString();
+      if (text) path += `?${text}`;
+    }
+    return this.request<EndpointResult<N>>(spec.method, path, input.body);
+  }
+
+  /** Liveness: `{ status: "ok" }`. */
+  health(): Promise<{ status: string }> {
+    return this.request("GET", "/health");
+  }
+
+  /** Readiness: `{ status: "ready", … }`; throws `SdkApiError` (503) when the database is unavailable. */
+  ready(): Promise<{ status: string; database: string }> {
+    return this.request("GET", "/ready");
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: "same-origin",
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      throw new SdkNetworkError(
+        url,
+        `Could not reach ${this.baseUrl}${cause ? ` (${cause})` : ""}: is the server running and the address right?`,
+        { cause: error },
+      );
+    }
+    let payload: unknown;
+    try {
+      payload = await response.json();
+    } catch (error) {
+      throw new SdkNetworkError(url, `${this.baseUrl} answered HTTP ${response.status} without JSON: is this an sdk server?`, {
+        cause: error,
+      });
+    }
+    const envelope = payload as { success?: boolean; result?: T; error?: ConstructorParameters<typeof SdkApiError>[1] };
+    if (envelope.success === true) return envelope.result as T;
+    if (envelope.success === false && envelope.error) throw new SdkApiError(response.status, envelope.error);
+    throw new SdkNetworkError(url, `${this.baseUrl} answered HTTP ${response.status} with an unexpected body`);
+  }
+}

@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+export const ErrorBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  docs: z.string(),
+  /** For `invalid_request`: each bad field and what is wrong with it. */
+  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const ErrorEnvelope = z.object({ success: z.literal(false), error: ErrorBody });
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+export function successEnvelope<T extends z.ZodType>(result: T) {
+  return z.object({ success: z.literal(true), result });
+}

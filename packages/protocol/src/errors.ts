@@ -1,0 +1,128 @@
+/**
+ * The one catalog of error codes the service can answer with. Every error body is
+ * `{ success: false, error: { code, message, docs } }`; `docs` points at `/docs/errors#<code>`.
+ * Codes are stable: clients may branch on them. Messages are for people.
+ */
+export const errorCatalog = {
+  invalid_request: {
+    status: 400,
+    message: "Invalid request",
+    description:
+      "The request body, query or path parameters did not match what the endpoint accepts. The message names each bad field.",
+  },
+  authentication_required: {
+    status: 401,
+    message: "Authentication required",
+    description:
+      "The request carried no session cookie and no API token. Sign in on the dashboard, or send `Authorization: Bearer <token>`.",
+  },
+  invalid_credentials: {
+    status: 401,
+    message: "Invalid email or password",
+    description:
+      "The email and password do not match an account. The message never says which of the two was wrong.",
+  },
+  invalid_token: {
+    status: 401,
+    message: "Invalid or expired credentials",
+    description:
+      "The session cookie or API token is unknown, expired or revoked. Sign in again, or create a new API token.",
+  },
+  invalid_device_credentials: {
+    status: 401,
+    message: "Invalid device credentials",
+    description:
+      "A device connected with an unknown device id or a wrong or revoked secret. Re-flash the device, or issue new credentials for it and put them on the device.",
+  },
+  forbidden: {
+    status: 403,
+    message: "You are not allowed to do this",
+    description:
+      "The caller is signed in but lacks the role this action needs (for example, admin-only actions).",
+  },
+  cross_site_request: {
+    status: 403,
+    message: "Cross-site request refused",
+    description:
+      "A state-changing request came from another site (its Origin or Sec-Fetch-Site header says so). Use the dashboard served by this server, or an API token without cookies.",
+  },
+  registration_closed: {
+    status: 403,
+    message: "Registration is closed on this server",
+    description:
+      "The server runs with `ALLOW_REGISTRATION=false` and an admin account already exists. Ask the admin to create your account.",
+  },
+  not_found: {
+    status: 404,
+    message: "Not found",
+    description:
+      "The resource does not exist, or it belongs to a project you cannot see (the two look the same on purpose).",
+  },
+  conflict: {
+    status: 409,
+    message: "Conflict",
+    description:
+      "The request conflicts with existing data, for example an email address that is already registered.",
+  },
+  last_admin: {
+    status: 409,
+    message: "The last admin cannot be removed or demoted",
+    description: "Every server keeps at least one admin account. Promote another user to admin first.",
+  },
+  gone: {
+    status: 410,
+    message: "This endpoint has been removed",
+    description:
+      "The endpoint existed in an earlier release and was removed. `GET /logs/stream` was replaced by the watch WebSocket `/v1/projects/:projectId/devices/:deviceId/watch`.",
+  },
+  payload_too_large: {
+    status: 413,
+    message: "Request body too large",
+    description: "The request body is larger than the endpoint accepts.",
+  },
+  unsupported_media_type: {
+    status: 415,
+    message: "Unsupported content type",
+    description: "Send request bodies as `application/json`.",
+  },
+  rate_limited: {
+    status: 429,
+    message: "Rate limit exceeded",
+    description:
+      "Too many failed sign-in or registration attempts from this address or for this account in a short window. Wait for the number of seconds in the `Retry-After` header, then try again. Only login and register are rate limited.",
+  },
+  internal_error: {
+    status: 500,
+    message: "Internal server error",
+    description: "Something went wrong on the server. The server log has the details.",
+  },
+  database_unavailable: {
+    status: 503,
+    message: "Database unavailable",
+    description:
+      "The server could not write to its database (a full disk, a lock held by another process, or PostgreSQL unreachable). `/ready` answers 503 until it can.",
+  },
+  invalid_argument: {
+    status: 400,
+    message: "Invalid argument",
+    description:
+      "A device call (`this.env.DEVICE.*`) was given a bad argument: a pin the board does not have or that cannot do this function, a value out of range, a bad I2C address, SPI, UART or WS2812 setting, or a message of 64 KB or more. It is thrown synchronously, before anything is sent to the device.",
+  },
+  script_timeout: {
+    status: 500,
+    message: "Script execution timeout",
+    description:
+      "A device script handler, timer or promise job ran longer than the execution deadline and was stopped. Look for infinite loops or long synchronous work.",
+  },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
+
+/** The path of the error reference page; a code's anchor is `#<code>`. */
+export const errorDocsPath = "/docs/errors";
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(errorCatalog, value);
+}

@@ -1,0 +1,126 @@
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
+import fastifyCookie from "@fastify/cookie";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import pino, { type Logger } from "pino";
+import pretty from "pino-pretty";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/database.ts";
+import { checkCrossSite } from "./http/cross-site.ts";
+import { installErrorHandling } from "./http/error-handler.ts";
+import { RequestLog } from "./http/request-log.ts";
+import { route } from "./http/route.ts";
+import { adminRoutes } from "./http/routes/admin.ts";
+import { authRoutes } from "./http/routes/auth.ts";
+import { deviceRoutes } from "./http/routes/devices.ts";
+import { docsRoutes } from "./http/routes/docs.ts";
+import { envVarRoutes } from "./http/routes/env-vars.ts";
+import { healthRoutes } from "./http/routes/health.ts";
+import { projectRoutes } from "./http/routes/projects.ts";
+import type { Route } from "./http/routes/registrar.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import { SecretBox } from "./lib/secret-box.ts";
+import { createServices, type Services } from "./services/index.ts";
+
+export const serverVersion: string = JSON.parse(
+  fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+).version;
+
+const defaultDocsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));
+
+export interface ServerOptions {
+  config: Config;
+  /** Tests move time forward with their own clock instead of sleeping. */
+  clock?: Clock;
+  logger?: Logger;
+  docsDir?: string;
+}
+
+export interface Server {
+  app: FastifyInstance;
+  services: Services;
+  database: Database;
+  config: Config;
+  /** `http://host:port` once listening. */
+  url: string;
+  listen(): Promise<string>;
+  /** Stops accepting, lets in-flight requests finish, closes the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Config): Logger {
+  const options = { level: config.logLevel, base: undefined };
+  return config.logFormat === "pretty"
+    ? pino(
+        options,
+        pretty({
+          colorize: true,
+          translateTime: "SYS:HH:MM:ss.l",
+          ignore: "pid,hostname,reqId,method,path,status,ms,ip",
+        }),
+      )
+    : pino(options);
+}
+
+const sessionSweepMs = 60 * 60 * 1000;
+
+/** Builds the whole server (database, services, routes) without listening yet. */
+export async function createServer(options: ServerOptions): Promise<Server> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const box = SecretBox.fromKeyFile(config.dataDir);
+  const services = createServices({ config, database, box, clock, version: serverVersion });
+
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    logController: new RequestLog(),
+  });
+  await app.register(fastifyCookie);
+  installErrorHandling(app, config.publicUrl);
+  app.addHook("onRequest", async (request) => checkCrossSite(request, config.publicUrl));
+
+  const bound: Route = (name, handler) => route(app, services, name, handler);
+  for (const registrar of [authRoutes, adminRoutes, projectRoutes, deviceRoutes, envVarRoutes]) {
+    registrar(bound, services, config);
+  }
+  healthRoutes(app, services);
+  docsRoutes(app, options.docsDir ?? defaultDocsDir, serverVersion);
+
+  const sweep = setInterval(() => {
+    services.auth
+      .purgeExpiredSessions()
+      .catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
+  }, sessionSweepMs);
+  sweep.unref();
+
+  let closing: Promise<void> | undefined;
+  const server: Server = {
+    app,
+    services,
+    database,
+    config,
+    url: "",
+    async listen() {
+      await app.listen({ port: config.port, host: config.host });
+      const address = app.server.address();
+      const port = typeof address === "object" && address ? address.port : config.port;
+      const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+      server.url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+      return server.url;
+    },
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweep);
+        await app.close();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+  return server;
+}

@@ -1,0 +1,102 @@
+import path from "node:path";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `null` means the embedded SQLite database at `<dataDir>/sdk.db`. */
+  databaseUrl: string | null;
+  allowRegistration: boolean;
+  /** The URL users reach the server at, without a trailing slash; `null` to derive it from each request. */
+  publicUrl: string | null;
+  logLevel: LogLevel;
+  /** `pretty` for people, `json` for log collectors; `auto` picks pretty on a terminal. */
+  logFormat: "pretty" | "json";
+  trustProxy: boolean;
+  rateLimit: { maxAttempts: number; windowSeconds: number };
+  sessionMaxAgeDays: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const logLevels: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["true", "1", "yes", "on"].includes(raw)) return true;
+  if (["false", "0", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${env[name]}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(", ")} (got "${env[name]}")`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[], what: string): string | null {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be ${what} (got "${raw}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must be ${what} (got "${raw}")`);
+  return raw;
+}
+
+/**
+ * Reads and validates the whole configuration once. Throws `ConfigError` with one line naming the
+ * variable and what it accepts. This is the only place in the server that reads the environment.
+ */
+export function loadConfig(
+  env: Env = process.env,
+  cwd = process.cwd(),
+  isTTY = Boolean(process.stdout.isTTY),
+): Config {
+  const host = env.HOST?.trim() || "0.0.0.0";
+  if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or IP address (got "${env.HOST}")`);
+  const publicUrl = url(env, "PUBLIC_URL", ["http:", "https:"], "an http:// or https:// URL");
+  const format = oneOf(env, "LOG_FORMAT", "auto", ["auto", "pretty", "json"] as const);
+  return {
+    port: integer(env, "PORT", 8080, 0, 65535),
+    host,
+    dataDir: path.resolve(cwd, env.DATA_DIR?.trim() || "data"),
+    databaseUrl: url(
+      env,
+      "DATABASE_URL",
+      ["postgres:", "postgresql:"],
+      "a postgres:// URL, or unset for SQLite",
+    ),
+    allowRegistration: boolean(env, "ALLOW_REGISTRATION", true),
+    publicUrl: publicUrl?.replace(/\/+$/, "") ?? null,
+    logLevel: oneOf(env, "LOG_LEVEL", "info", logLevels),
+    logFormat: format === "auto" ? (isTTY ? "pretty" : "json") : format,
+    trustProxy: boolean(env, "TRUST_PROXY", false),
+    rateLimit: {
+      maxAttempts: integer(env, "RATE_LIMIT_MAX_ATTEMPTS", 10, 1, 1_000_000),
+      windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 300, 1, 86_400),
+    },
+    sessionMaxAgeDays: integer(env, "SESSION_MAX_AGE_DAYS", 30, 1, 3650),
+  };
+}

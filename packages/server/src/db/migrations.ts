@@ -1,0 +1,94 @@
+import type { Kysely } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+
+// One list of migrations for both dialects: only column types both understand (text, bigint).
+// Names are camelCase here; the CamelCasePlugin turns them into snake_case columns.
+const migrations: Record<string, Migration> = {
+  "0001_core": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("users")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("email", "text", (c) => c.notNull().unique())
+        .addColumn("passwordHash", "text", (c) => c.notNull())
+        .addColumn("role", "text", (c) => c.notNull())
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addColumn("updatedAt", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("sessions")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("userId", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addColumn("expiresAt", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("sessionsUserId").on("sessions").column("userId").execute();
+      await db.schema
+        .createTable("apiTokens")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("userId", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("tokenHash", "text", (c) => c.notNull().unique())
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addColumn("lastUsedAt", "bigint")
+        .execute();
+      await db.schema.createIndex("apiTokensUserId").on("apiTokens").column("userId").execute();
+      await db.schema
+        .createTable("projects")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("ownerId", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addColumn("updatedAt", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("projectsOwnerId").on("projects").column("ownerId").execute();
+      await db.schema
+        .createTable("devices")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("projectId", "text", (c) => c.notNull().references("projects.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("board", "text", (c) => c.notNull())
+        .addColumn("secretHash", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull().defaultTo("offline"))
+        .addColumn("lastSeenAt", "bigint")
+        .addColumn("firmwareVersion", "text")
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addColumn("updatedAt", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("devicesProjectId").on("devices").column("projectId").execute();
+      await db.schema
+        .createTable("envVars")
+        .addColumn("projectId", "text", (c) => c.notNull().references("projects.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("valueEncrypted", "text", (c) => c.notNull())
+        .addColumn("updatedAt", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("envVarsPk", ["projectId", "name"])
+        .execute();
+      await db.schema
+        .createTable("auditLog")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("at", "bigint", (c) => c.notNull())
+        .addColumn("actorId", "text")
+        .addColumn("action", "text", (c) => c.notNull())
+        .addColumn("projectId", "text")
+        .addColumn("targetId", "text")
+        .addColumn("detail", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("auditLogAt").on("auditLog").columns(["at", "id"]).execute();
+      await db.schema
+        .createTable("readiness")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("checkedAt", "bigint", (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

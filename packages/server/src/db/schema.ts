@@ -1,0 +1,86 @@
+import type { Generated } from "kysely";
+
+/** Times are milliseconds since the epoch, stored as 64-bit integers on both dialects. */
+type Millis = number;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  passwordHash: string;
+  role: "admin" | "member";
+  createdAt: Millis;
+  updatedAt: Millis;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie value; the cookie itself is never stored. */
+  id: string;
+  userId: string;
+  createdAt: Millis;
+  expiresAt: Millis;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  userId: string;
+  name: string;
+  tokenHash: string;
+  createdAt: Millis;
+  lastUsedAt: Millis | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  ownerId: string;
+  name: string;
+  createdAt: Millis;
+  updatedAt: Millis;
+}
+
+export interface DevicesTable {
+  id: string;
+  projectId: string;
+  name: string;
+  board: "pico_w" | "pico2_w";
+  secretHash: string;
+  status: Generated<"online" | "offline">;
+  lastSeenAt: Millis | null;
+  firmwareVersion: string | null;
+  createdAt: Millis;
+  updatedAt: Millis;
+}
+
+export interface EnvVarsTable {
+  projectId: string;
+  name: string;
+  /** AES-256-GCM, see lib/secret-box.ts. */
+  valueEncrypted: string;
+  updatedAt: Millis;
+}
+
+export interface AuditLogTable {
+  id: string;
+  at: Millis;
+  actorId: string | null;
+  action: string;
+  projectId: string | null;
+  targetId: string | null;
+  /** JSON object. */
+  detail: string;
+}
+
+export interface ReadinessTable {
+  id: string;
+  checkedAt: Millis;
+}
+
+export interface DB {
+  users: UsersTable;
+  sessions: SessionsTable;
+  apiTokens: ApiTokensTable;
+  projects: ProjectsTable;
+  devices: DevicesTable;
+  envVars: EnvVarsTable;
+  auditLog: AuditLogTable;
+  readiness: ReadinessTable;
+}

@@ -1,0 +1,99 @@
+import {
+  type Endpoint,
+  type EndpointName,
+  type EndpointResult,
+  type Endpoints,
+  endpoints,
+} from "@sdk/protocol";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { AppError } from "../errors.ts";
+import type { Principal } from "../services/auth.ts";
+import type { Services } from "../services/index.ts";
+import { authenticate } from "./authenticate.ts";
+
+type Parsed<E, K extends "body" | "query"> = E extends { [P in K]: infer S extends z.ZodType }
+  ? z.output<S>
+  : undefined;
+
+export interface RouteInput<N extends EndpointName> {
+  params: Record<string, string>;
+  body: Parsed<Endpoints[N], "body">;
+  query: Parsed<Endpoints[N], "query">;
+  principal: Endpoints[N]["access"] extends "public" ? null : Principal;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+function fieldPath(path: PropertyKey[], where: string): string {
+  return path.length ? path.map(String).join(".") : where;
+}
+
+/** Zod's type errors read "Invalid input: expected string, received undefined"; say it plainly. */
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code !== "invalid_type") return issue.message;
+  if (/received undefined$/.test(issue.message)) return "is required";
+  return issue.expected === "object" || issue.expected === "array"
+    ? `must be an ${issue.expected}`
+    : `must be a ${issue.expected}`;
+}
+
+/** Validates input against a schema; on failure a 400 `invalid_request` that names every bad field. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query",
+): z.output<S> {
+  if (where === "body" && (value === undefined || value === null)) {
+    throw new AppError("invalid_request", "Invalid request: a JSON object body is required", {
+      fields: [{ path: "body", message: "a JSON object is required" }],
+    });
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const fields = result.error.issues.map((issue) => ({
+    path: fieldPath(issue.path, where),
+    message: describe(issue),
+  }));
+  throw new AppError(
+    "invalid_request",
+    `Invalid request: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
+    {
+      fields,
+    },
+  );
+}
+
+/**
+ * Registers one endpoint of the table in @sdk/protocol: authenticates, checks the role, validates
+ * input, calls the handler and wraps its result in the success envelope.
+ */
+export function route<N extends EndpointName>(
+  app: FastifyInstance,
+  services: Services,
+  name: N,
+  handler: (input: RouteInput<N>) => Promise<EndpointResult<N>>,
+): void {
+  const spec: Endpoint = endpoints[name];
+  app.route({
+    method: spec.method,
+    url: spec.path,
+    handler: async (request, reply) => {
+      const principal = spec.access === "public" ? null : await authenticate(request, services.auth);
+      if (spec.access === "admin" && principal?.user.role !== "admin") {
+        throw new AppError("forbidden", "Only admins can do this");
+      }
+      const input = {
+        params: request.params as Record<string, string>,
+        body: spec.body ? parseInput(spec.body, request.body, "body") : undefined,
+        query: spec.query ? parseInput(spec.query, request.query, "query") : undefined,
+        principal,
+        request,
+        reply,
+      } as RouteInput<N>;
+      const result = await handler(input);
+      reply.code(spec.status ?? 200);
+      return { success: true, result };
+    },
+  });
+}

@@ -1,0 +1,87 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { errorCatalog, errorCodes } from "@sdk/protocol";
+import type { FastifyInstance } from "fastify";
+import { Marked } from "marked";
+import { AppError } from "../../errors.ts";
+import { escapeHtml, htmlPage } from "../html.ts";
+import { buildOpenApi } from "../openapi.ts";
+
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/<[^>]+>/g, "")
+    .replace(/[^a-z0-9_ -]/g, "")
+    .trim()
+    .replace(/\s+/g, "-");
+
+const markdown = new Marked({
+  renderer: {
+    heading({ tokens, depth, text }) {
+      return `<h${depth} id="${slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+    },
+  },
+});
+
+function errorsPage(): string {
+  const rows = errorCodes
+    .map((code) => {
+      const e = errorCatalog[code];
+      return `<h2 id="${code}"><code>${code}</code></h2>
+<p>HTTP ${e.status} · <q>${escapeHtml(e.message)}</q></p>
+${markdown.parse(e.description)}`;
+    })
+    .join("\n");
+  return htmlPage(
+    "Error reference",
+    `<h1>Error reference</h1>
+<p>Every error answer has the shape <code>{"success": false, "error": {"code", "message", "docs"}}</code>. The <code>code</code> values below are stable; <code>docs</code> links to the entry here.</p>
+${rows}`,
+  );
+}
+
+/** Human docs under `/docs/`, the OpenAPI document, and the answers for removed or moved URLs. */
+export function docsRoutes(app: FastifyInstance, docsDir: string, version: string): void {
+  const openApi = buildOpenApi(version);
+  const errors = errorsPage();
+  const html = (body: string) => (_: unknown, reply: { type(t: string): unknown }) => {
+    reply.type("text/html; charset=utf-8");
+    return body;
+  };
+
+  app.get("/v1/openapi.json", async () => openApi);
+  app.get("/docs/errors", html(errors));
+  app.get("/docs", async (_request, reply) => {
+    const files = (await fs.readdir(docsDir)).filter((f) => f.endsWith(".md")).sort();
+    const links = files
+      .map((f) => `<li><a href="/docs/${f.slice(0, -3)}">${escapeHtml(f.slice(0, -3))}</a></li>`)
+      .join("");
+    reply.type("text/html; charset=utf-8");
+    return htmlPage(
+      "Documentation",
+      `<h1>Documentation</h1><ul><li><a href="/docs/errors">Error reference</a></li>${links}<li><a href="/v1/openapi.json">OpenAPI (JSON)</a></li></ul>`,
+    );
+  });
+  app.get<{ Params: { page: string } }>("/docs/:page", async (request, reply) => {
+    const page = request.params.page;
+    if (!/^[a-z][a-z0-9-]*$/.test(page))
+      throw new AppError("not_found", `No documentation page named ${page}`);
+    let text: string;
+    try {
+      text = await fs.readFile(path.join(docsDir, `${page}.md`), "utf8");
+    } catch {
+      throw new AppError("not_found", `No documentation page named ${page}`);
+    }
+    const title = /^#\s+(.+)$/m.exec(text)?.[1] ?? page;
+    reply.type("text/html; charset=utf-8");
+    return htmlPage(title, await markdown.parse(text));
+  });
+
+  app.get("/changelog", async (_request, reply) => reply.redirect("/docs/changelog", 301));
+  app.get("/logs/stream", async () => {
+    throw new AppError(
+      "gone",
+      "GET /logs/stream was removed; watch a device over the WebSocket /v1/projects/:projectId/devices/:deviceId/watch (see /docs/protocol)",
+    );
+  });
+}

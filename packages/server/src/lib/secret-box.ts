@@ -1,0 +1,49 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+const version = "v1";
+
+/**
+ * AES-256-GCM encryption for values stored at rest (env vars). The key lives in a file in the data
+ * directory, created with mode 0600 on first boot. `context` is bound as associated data, so a
+ * ciphertext copied to another row (another project or name) does not decrypt.
+ */
+export class SecretBox {
+  readonly #key: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error("secret key must be 32 bytes");
+    this.#key = key;
+  }
+
+  static fromKeyFile(dataDir: string): SecretBox {
+    const file = path.join(dataDir, "secret.key");
+    try {
+      fs.writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const key = Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64");
+    if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+    return new SecretBox(key);
+  }
+
+  seal(plaintext: string, context: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.#key, iv);
+    cipher.setAAD(Buffer.from(context));
+    const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return `${version}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64")}`;
+  }
+
+  open(sealed: string, context: string): string {
+    const [v, data] = sealed.split(":");
+    if (v !== version || !data) throw new Error("unknown ciphertext format");
+    const raw = Buffer.from(data, "base64");
+    const decipher = createDecipheriv("aes-256-gcm", this.#key, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(context));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+  }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+import { createLogger, createServer, serverVersion } from "./app.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const shutdownTimeoutMs = 10_000;
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`sdk-server: invalid configuration: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config);
+  const server = await createServer({ config, logger });
+  const url = await server.listen();
+  logger.info(
+    {
+      version: serverVersion,
+      dataDir: config.dataDir,
+      database: server.database.dialect,
+      location: server.database.location,
+    },
+    `sdk server ${serverVersion} listening on ${url}`,
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info(`${signal} received: finishing in-flight requests, then exiting`);
+    setTimeout(() => {
+      logger.error(`still busy after ${shutdownTimeoutMs / 1000}s: exiting anyway`);
+      process.exit(1);
+    }, shutdownTimeoutMs).unref();
+    server.close().then(
+      () => {
+        logger.info("stopped cleanly");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "error while stopping");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `sdk-server: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

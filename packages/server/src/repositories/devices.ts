@@ -1,0 +1,66 @@
+import type { Kysely, Selectable } from "kysely";
+import type { DB, DevicesTable } from "../db/schema.ts";
+import { type Viewer, visibleProjectIds } from "./viewer.ts";
+
+export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash">;
+
+const columns = [
+  "id",
+  "projectId",
+  "name",
+  "board",
+  "status",
+  "lastSeenAt",
+  "firmwareVersion",
+  "createdAt",
+  "updatedAt",
+] as const;
+
+export function devicesRepository(db: Kysely<DB>) {
+  const scoped = (viewer: Viewer, projectId: string) =>
+    db
+      .selectFrom("devices")
+      .select(columns)
+      .where("projectId", "=", projectId)
+      .where("projectId", "in", visibleProjectIds(db, viewer));
+
+  return {
+    list: (viewer: Viewer, projectId: string) =>
+      scoped(viewer, projectId).orderBy("createdAt").orderBy("id").execute(),
+    find: (viewer: Viewer, projectId: string, id: string) =>
+      scoped(viewer, projectId).where("id", "=", id).executeTakeFirst(),
+    /** The caller has already checked that the project is visible. */
+    insert: async (row: Omit<Selectable<DevicesTable>, "status">) => {
+      await db.insertInto("devices").values(row).execute();
+    },
+    rename: (viewer: Viewer, projectId: string, id: string, name: string, now: number) =>
+      db
+        .updateTable("devices")
+        .set({ name, updatedAt: now })
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .returning(columns)
+        .executeTakeFirst(),
+    setSecretHash: async (viewer: Viewer, projectId: string, id: string, secretHash: string, now: number) => {
+      const result = await db
+        .updateTable("devices")
+        .set({ secretHash, updatedAt: now })
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    delete: async (viewer: Viewer, projectId: string, id: string) => {
+      const result = await db
+        .deleteFrom("devices")
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
+export type DevicesRepository = ReturnType<typeof devicesRepository>;

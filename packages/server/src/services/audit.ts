@@ -1,0 +1,31 @@
+import { idPrefixes } from "@sdk/protocol";
+import type { Clock } from "../lib/clock.ts";
+import { newId } from "../lib/ids.ts";
+import type { AuditLogRepository } from "../repositories/audit-log.ts";
+import { auditView } from "./views.ts";
+
+export interface AuditEvent {
+  actorId: string | null;
+  action: string;
+  projectId?: string | null;
+  targetId?: string | null;
+  detail?: Record<string, unknown>;
+}
+
+/** Who did what, when: security-relevant changes are recorded here and readable by admins. */
+export function auditService(repo: AuditLogRepository, clock: Clock) {
+  return {
+    record: (event: AuditEvent) =>
+      repo.insert({
+        id: newId(idPrefixes.audit),
+        at: clock.now(),
+        actorId: event.actorId,
+        action: event.action,
+        projectId: event.projectId ?? null,
+        targetId: event.targetId ?? null,
+        detail: JSON.stringify(event.detail ?? {}),
+      }),
+    list: async (limit: number, before?: string) => (await repo.list(limit, before)).map(auditView),
+  };
+}
+export type AuditService = ReturnType<typeof auditService>;

@@ -1,0 +1,214 @@
+import { type AuthResult, type CreatedApiToken, idPrefixes, type ServerInfo } from "@sdk/protocol";
+import { AppError } from "../errors.ts";
+import type { Clock } from "../lib/clock.ts";
+import { newId } from "../lib/ids.ts";
+import { burnPasswordCheck, hashPassword, verifyPassword } from "../lib/passwords.ts";
+import { hashSecret, newSecret } from "../lib/tokens.ts";
+import type { Repositories, Viewer } from "../repositories/index.ts";
+import type { UserRow } from "../repositories/users.ts";
+import type { AuditService } from "./audit.ts";
+import type { AttemptLimiter } from "./rate-limiter.ts";
+import { tokenView, userView } from "./views.ts";
+
+/** The authenticated caller of a request and how they proved it. */
+export interface Principal {
+  user: UserRow;
+  via: "session" | "token";
+  /** The session's hash, or the API token's id. */
+  credentialId: string;
+}
+
+export const viewerOf = (principal: Principal): Viewer => ({
+  userId: principal.user.id,
+  isAdmin: principal.user.role === "admin",
+});
+
+export interface Credentials {
+  email: string;
+  password: string;
+  issueToken?: boolean;
+  tokenName?: string;
+}
+
+export interface SignedIn extends AuthResult {
+  /** A new browser session's cookie value, unless an API token was asked for instead. */
+  session?: { value: string; maxAgeSeconds: number };
+}
+
+const tokenLastUsedResolutionMs = 60_000;
+
+export interface AuthServiceDeps {
+  repos: Pick<Repositories, "users" | "sessions" | "apiTokens">;
+  audit: AuditService;
+  limiter: AttemptLimiter;
+  clock: Clock;
+  allowRegistration: boolean;
+  sessionMaxAgeDays: number;
+  version: string;
+}
+
+export function authService({
+  repos,
+  audit,
+  limiter,
+  clock,
+  allowRegistration,
+  sessionMaxAgeDays,
+  version,
+}: AuthServiceDeps) {
+  const sessionMaxAgeMs = sessionMaxAgeDays * 86_400_000;
+
+  function throttle(keys: string[]) {
+    const wait = limiter.retryAfterSeconds(keys);
+    if (wait > 0)
+      throw new AppError("rate_limited", "Rate limit exceeded", { headers: { "retry-after": String(wait) } });
+  }
+
+  async function issueApiToken(userId: string, name: string): Promise<CreatedApiToken> {
+    const token = newSecret("sdk");
+    const row = {
+      id: newId(idPrefixes.token),
+      userId,
+      name,
+      tokenHash: hashSecret(token),
+      createdAt: clock.now(),
+      lastUsedAt: null,
+    };
+    await repos.apiTokens.insert(row);
+    return { ...tokenView(row), token };
+  }
+
+  async function signIn(user: UserRow, input: Credentials): Promise<SignedIn> {
+    if (input.issueToken) {
+      return { user: userView(user), token: await issueApiToken(user.id, input.tokenName ?? "CLI") };
+    }
+    const value = newSecret("ses");
+    const now = clock.now();
+    await repos.sessions.insert({
+      id: hashSecret(value),
+      userId: user.id,
+      createdAt: now,
+      expiresAt: now + sessionMaxAgeMs,
+    });
+    return { user: userView(user), session: { value, maxAgeSeconds: sessionMaxAgeMs / 1000 } };
+  }
+
+  return {
+    async serverInfo(): Promise<ServerInfo> {
+      const users = await repos.users.count();
+      return { version, setupRequired: users === 0, registrationOpen: users === 0 || allowRegistration };
+    },
+
+    /** The first account becomes admin. With ALLOW_REGISTRATION=false only that first account may register. */
+    async register(input: Credentials, clientAddress: string): Promise<SignedIn> {
+      const keys = [`register:${clientAddress}`];
+      throttle(keys);
+      limiter.record(keys);
+      const users = await repos.users.count();
+      if (users > 0 && !allowRegistration) throw new AppError("registration_closed");
+      if (await repos.users.findByEmail(input.email)) {
+        throw new AppError("conflict", "An account with this email already exists");
+      }
+      const now = clock.now();
+      const user: UserRow = {
+        id: newId(idPrefixes.user),
+        email: input.email,
+        passwordHash: await hashPassword(input.password),
+        role: users === 0 ? "admin" : "member",
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await repos.users.insert(user);
+      } catch (error) {
+        if (await repos.users.findByEmail(input.email)) {
+          throw new AppError("conflict", "An account with this email already exists");
+        }
+        throw error;
+      }
+      await audit.record({
+        actorId: user.id,
+        action: "user.registered",
+        targetId: user.id,
+        detail: { role: user.role },
+      });
+      return signIn(user, input);
+    },
+
+    async login(input: Credentials, clientAddress: string): Promise<SignedIn> {
+      const keys = [`login-ip:${clientAddress}`, `login-account:${input.email}`];
+      throttle(keys);
+      const user = await repos.users.findByEmail(input.email);
+      let valid = false;
+      if (user) valid = await verifyPassword(input.password, user.passwordHash);
+      else await burnPasswordCheck(input.password);
+      if (!user || !valid) {
+        limiter.record(keys);
+        throw new AppError("invalid_credentials");
+      }
+      limiter.clear(`login-account:${input.email}`);
+      return signIn(user, input);
+    },
+
+    async logout(principal: Principal): Promise<void> {
+      if (principal.via === "session") await repos.sessions.delete(principal.credentialId);
+      else await repos.apiTokens.deleteForUser(principal.user.id, principal.credentialId);
+    },
+
+    async authenticateSession(cookieValue: string): Promise<Principal | null> {
+      const id = hashSecret(cookieValue);
+      const user = await repos.sessions.findUser(id, clock.now());
+      return user ? { user, via: "session", credentialId: id } : null;
+    },
+
+    async authenticateToken(token: string): Promise<Principal | null> {
+      const found = await repos.apiTokens.findByHash(hashSecret(token));
+      if (!found) return null;
+      const now = clock.now();
+      if (found.tokenLastUsedAt === null || now - found.tokenLastUsedAt > tokenLastUsedResolutionMs) {
+        await repos.apiTokens.touch(found.tokenId, now);
+      }
+      return { user: found.user, via: "token", credentialId: found.tokenId };
+    },
+
+    /** Ends every other session of the user; API tokens stay valid (revoke them separately). */
+    async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+      if (!(await verifyPassword(currentPassword, principal.user.passwordHash))) {
+        throw new AppError("invalid_credentials", "The current password is wrong");
+      }
+      await repos.users.updatePassword(principal.user.id, await hashPassword(newPassword), clock.now());
+      await repos.sessions.deleteOthers(
+        principal.user.id,
+        principal.via === "session" ? principal.credentialId : null,
+      );
+      await audit.record({
+        actorId: principal.user.id,
+        action: "user.password_changed",
+        targetId: principal.user.id,
+      });
+    },
+
+    listTokens: async (principal: Principal) =>
+      (await repos.apiTokens.listForUser(principal.user.id)).map(tokenView),
+
+    async createToken(principal: Principal, name: string): Promise<CreatedApiToken> {
+      const created = await issueApiToken(principal.user.id, name);
+      await audit.record({
+        actorId: principal.user.id,
+        action: "token.created",
+        targetId: created.id,
+        detail: { name },
+      });
+      return created;
+    },
+
+    async revokeToken(principal: Principal, tokenId: string): Promise<void> {
+      if (!(await repos.apiTokens.deleteForUser(principal.user.id, tokenId)))
+        throw new AppError("not_found", "No such API token");
+      await audit.record({ actorId: principal.user.id, action: "token.revoked", targetId: tokenId });
+    },
+
+    purgeExpiredSessions: () => repos.sessions.deleteExpired(clock.now()),
+  };
+}
+export type AuthService = ReturnType<typeof authService>;

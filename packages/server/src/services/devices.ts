@@ -1,0 +1,132 @@
+import {
+  type Board,
+  type CreatedDevice,
+  type Device,
+  type DeviceCredentials,
+  idPrefixes,
+} from "@sdk/protocol";
+import { AppError } from "../errors.ts";
+import type { Clock } from "../lib/clock.ts";
+import { newId } from "../lib/ids.ts";
+import { hashSecret, newSecret } from "../lib/tokens.ts";
+import type { Repositories } from "../repositories/index.ts";
+import type { AuditService } from "./audit.ts";
+import { type Principal, viewerOf } from "./auth.ts";
+import { projectNotFound } from "./projects.ts";
+import { deviceView } from "./views.ts";
+
+const deviceNotFound = () => new AppError("not_found", "No such device");
+
+/** Devices of a project, and the credentials a board uses to connect (stored only as a hash). */
+export function devicesService(deps: {
+  repos: Pick<Repositories, "projects" | "devices">;
+  audit: AuditService;
+  clock: Clock;
+}) {
+  const { repos, audit, clock } = deps;
+
+  async function visibleProject(principal: Principal, projectId: string) {
+    if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
+  }
+
+  return {
+    async list(principal: Principal, projectId: string): Promise<Device[]> {
+      await visibleProject(principal, projectId);
+      return (await repos.devices.list(viewerOf(principal), projectId)).map(deviceView);
+    },
+
+    async get(principal: Principal, projectId: string, deviceId: string): Promise<Device> {
+      const row = await repos.devices.find(viewerOf(principal), projectId, deviceId);
+      if (!row) {
+        await visibleProject(principal, projectId);
+        throw deviceNotFound();
+      }
+      return deviceView(row);
+    },
+
+    async create(
+      principal: Principal,
+      projectId: string,
+      input: { name: string; board: Board },
+    ): Promise<CreatedDevice> {
+      await visibleProject(principal, projectId);
+      const now = clock.now();
+      const secret = newSecret("dsk");
+      const row = {
+        id: newId(idPrefixes.device),
+        projectId,
+        name: input.name,
+        board: input.board,
+        secretHash: hashSecret(secret),
+        lastSeenAt: null,
+        firmwareVersion: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await repos.devices.insert(row);
+      await audit.record({
+        actorId: principal.user.id,
+        action: "device.created",
+        projectId,
+        targetId: row.id,
+        detail: { name: input.name, board: input.board },
+      });
+      const { secretHash: _, ...device } = row;
+      return {
+        device: deviceView({ ...device, status: "offline" }),
+        credentials: { deviceId: row.id, secret },
+      };
+    },
+
+    async rename(principal: Principal, projectId: string, deviceId: string, name: string): Promise<Device> {
+      const row = await repos.devices.rename(viewerOf(principal), projectId, deviceId, name, clock.now());
+      if (!row) throw deviceNotFound();
+      await audit.record({
+        actorId: principal.user.id,
+        action: "device.renamed",
+        projectId,
+        targetId: deviceId,
+        detail: { name },
+      });
+      return deviceView(row);
+    },
+
+    async delete(principal: Principal, projectId: string, deviceId: string): Promise<void> {
+      if (!(await repos.devices.delete(viewerOf(principal), projectId, deviceId))) throw deviceNotFound();
+      await audit.record({
+        actorId: principal.user.id,
+        action: "device.deleted",
+        projectId,
+        targetId: deviceId,
+      });
+    },
+
+    /** Issues a new secret; the old one stops working at once. */
+    async rotateCredentials(
+      principal: Principal,
+      projectId: string,
+      deviceId: string,
+    ): Promise<DeviceCredentials> {
+      const secret = newSecret("dsk");
+      if (
+        !(await repos.devices.setSecretHash(
+          viewerOf(principal),
+          projectId,
+          deviceId,
+          hashSecret(secret),
+          clock.now(),
+        ))
+      ) {
+        throw deviceNotFound();
+      }
+      await audit.record({
+        actorId: principal.user.id,
+        action: "device.credentials_rotated",
+        projectId,
+        targetId: deviceId,
+      });
+      return { deviceId, secret };
+    },
+  };
+}
+export type DevicesService = ReturnType<typeof devicesService>;

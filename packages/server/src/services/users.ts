@@ -1,0 +1,69 @@
+import type { Role, User } from "@sdk/protocol";
+import { AppError } from "../errors.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Repositories } from "../repositories/index.ts";
+import type { ProjectFiles } from "../storage/project-files.ts";
+import type { AuditService } from "./audit.ts";
+import type { Principal } from "./auth.ts";
+import { userView } from "./views.ts";
+
+/** Admin-only user management. A server always keeps at least one admin. */
+export function usersService(deps: {
+  repos: Pick<Repositories, "users" | "projects">;
+  audit: AuditService;
+  files: ProjectFiles;
+  clock: Clock;
+}) {
+  const { repos, audit, files, clock } = deps;
+
+  function requireAdmin(principal: Principal) {
+    if (principal.user.role !== "admin") throw new AppError("forbidden", "Only admins can manage users");
+  }
+
+  async function existing(userId: string) {
+    const user = await repos.users.findById(userId);
+    if (!user) throw new AppError("not_found", "No such user");
+    return user;
+  }
+
+  return {
+    async list(principal: Principal): Promise<User[]> {
+      requireAdmin(principal);
+      return (await repos.users.list()).map(userView);
+    },
+
+    async changeRole(principal: Principal, userId: string, role: Role): Promise<User> {
+      requireAdmin(principal);
+      const user = await existing(userId);
+      if (user.role === "admin" && role !== "admin" && (await repos.users.countAdmins()) <= 1) {
+        throw new AppError("last_admin");
+      }
+      const updated = await repos.users.updateRole(userId, role, clock.now());
+      if (!updated) throw new AppError("not_found", "No such user");
+      await audit.record({
+        actorId: principal.user.id,
+        action: "user.role_changed",
+        targetId: userId,
+        detail: { role },
+      });
+      return userView(updated);
+    },
+
+    /** Removes the user, their sessions, tokens and projects (with everything in them, files included). */
+    async delete(principal: Principal, userId: string): Promise<void> {
+      requireAdmin(principal);
+      const user = await existing(userId);
+      if (user.role === "admin" && (await repos.users.countAdmins()) <= 1) throw new AppError("last_admin");
+      const projectIds = await repos.projects.idsOwnedBy(userId);
+      await repos.users.delete(userId);
+      await Promise.all(projectIds.map((id) => files.remove(id)));
+      await audit.record({
+        actorId: principal.user.id,
+        action: "user.deleted",
+        targetId: userId,
+        detail: { email: user.email, projects: projectIds.length },
+      });
+    },
+  };
+}
+export type UsersService = ReturnType<typeof usersService>;
