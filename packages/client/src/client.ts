@@ -1,4 +1,10 @@
-import { type EndpointBody, type EndpointName, type EndpointResult, type Endpoints, endpoints } from "@sdk/protocol";
+import {
+  type EndpointBody,
+  type EndpointName,
+  type EndpointResult,
+  type Endpoints,
+  endpoints,
+} from "@sdk/protocol";
 import { SdkApiError, SdkNetworkError } from "./errors.ts";
 
 type PathParams<P extends string> = P extends `${string}:${infer Param}/${infer Rest}`
@@ -74,7 +80,8 @@ export class SdkClient {
     });
     if (input.query) {
       const search = new URLSearchParams();
-      for (const [key, value] of Object.entries(input.query)) if (value !== undefined) search.set(key, String(value));
+      for (const [key, value] of Object.entries(input.query))
+        if (value !== undefined) search.set(key, String(value));
       const text = search.toString();
       if (text) path += `?${text}`;
     }
@@ -116,13 +123,24 @@ export class SdkClient {
     try {
       payload = await response.json();
     } catch (error) {
-      throw new SdkNetworkError(url, `${this.baseUrl} answered HTTP ${response.status} without JSON: is this an sdk server?`, {
-        cause: error,
-      });
+      throw new SdkNetworkError(
+        url,
+        `${this.baseUrl} answered HTTP ${response.status} without JSON: is this an sdk server?`,
+        {
+          cause: error,
+        },
+      );
     }
-    const envelope = payload as { success?: boolean; result?: T; error?: ConstructorParameters<typeof SdkApiError>[1] };
+    const envelope = payload as {
+      success?: boolean;
+      result?: T;
+      error?: ConstructorParameters<typeof SdkApiError>[1];
+    };
     if (envelope.success === true) return envelope.result as T;
     if (envelope.success === false && envelope.error) throw new SdkApiError(response.status, envelope.error);
-    throw new SdkNetworkError(url, `${this.baseUrl} answered HTTP ${response.status} with an unexpected body`);
+    throw new SdkNetworkError(
+      url,
+      `${this.baseUrl} answered HTTP ${response.status} with an unexpected body`,
+    );
   }
 }

@@ -5,7 +5,10 @@ export class SdkApiError extends Error {
   readonly docs: string;
   readonly fields?: { path: string; message: string }[];
 
-  constructor(status: number, body: { code: string; message: string; docs: string; fields?: { path: string; message: string }[] }) {
+  constructor(
+    status: number,
+    body: { code: string; message: string; docs: string; fields?: { path: string; message: string }[] },
+  ) {
     super(body.message);
     this.name = "SdkApiError";
     this.status = status;

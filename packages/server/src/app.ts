@@ -69,7 +69,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const box = SecretBox.fromKeyFile(config.dataDir);
   const services = createServices({ config, database, box, clock, version: serverVersion });
@@ -81,6 +81,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     logController: new RequestLog(),
   });
   await app.register(fastifyCookie);
+  app.removeContentTypeParser("text/plain"); // the API speaks JSON only: anything else is a 415
   installErrorHandling(app, config.publicUrl);
   app.addHook("onRequest", async (request) => checkCrossSite(request, config.publicUrl));
 

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { createLogger, createServer, serverVersion } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
 const shutdownTimeoutMs = 10_000;
@@ -15,6 +14,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Loaded only after the configuration is valid, so a bad value fails fast.
+  const { createLogger, createServer, serverVersion } = await import("./app.ts");
   const logger = createLogger(config);
   const server = await createServer({ config, logger });
   const url = await server.listen();

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "./migrations.ts";
 import type { DB } from "./schema.ts";
@@ -54,7 +54,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       close: async () => database.db.destroy(),
     };
   } else {
-    fs.mkdirSync(options.dataDir, { recursive: true });
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     const file = path.join(options.dataDir, "sdk.db");
     const sqlite = openSqlite(file, options.sqliteBusyTimeoutMs ?? 2_000);
     database = {
@@ -65,7 +65,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   try {
-    await migrateToLatest(database.db as Kysely<unknown>);
+    const schema =
+      database.dialect === "postgres"
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
+            ?.schema
+        : undefined;
+    await migrateToLatest(database.db as Kysely<unknown>, schema);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

@@ -14,3 +14,39 @@ export function randomBase32(length: number): string {
 export function newId(prefix: string): string {
   return `${prefix}_${randomBase32(20)}`;
 }
+
+let lastTime = -1;
+let lastRandom = "";
+
+function increment(base32: string): string {
+  const chars = [...base32];
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const next = alphabet.indexOf(chars[i]!) + 1;
+    if (next < alphabet.length) {
+      chars[i] = alphabet[next]!;
+      return chars.join("");
+    }
+    chars[i] = alphabet[0]!;
+  }
+  return randomBase32(base32.length); // overflow within one millisecond: practically never
+}
+
+/**
+ * An id that sorts by creation time (like a ULID, in lowercase base32): 10 characters of time
+ * and 10 random ones, strictly increasing within this process even inside one millisecond.
+ */
+export function newSortableId(prefix: string, now: number): string {
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom);
+  } else {
+    lastTime = now;
+    lastRandom = randomBase32(10);
+  }
+  let time = "";
+  let t = Math.max(lastTime, now);
+  for (let i = 0; i < 10; i++) {
+    time = alphabet[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  return `${prefix}_${time}${lastRandom}`;
+}

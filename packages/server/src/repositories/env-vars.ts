@@ -4,14 +4,16 @@ import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export function envVarsRepository(db: Kysely<DB>) {
   return {
-    list: (viewer: Viewer, projectId: string) =>
-      db
-        .selectFrom("envVars")
-        .select(["name", "valueEncrypted", "updatedAt"])
-        .where("projectId", "=", projectId)
-        .where("projectId", "in", visibleProjectIds(db, viewer))
-        .orderBy("name")
-        .execute(),
+    /** Ordered by name byte-wise on both dialects (a PostgreSQL collation may order "_" differently). */
+    list: async (viewer: Viewer, projectId: string) =>
+      (
+        await db
+          .selectFrom("envVars")
+          .select(["name", "valueEncrypted", "updatedAt"])
+          .where("projectId", "=", projectId)
+          .where("projectId", "in", visibleProjectIds(db, viewer))
+          .execute()
+      ).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     count: async (projectId: string) =>
       Number(
         (

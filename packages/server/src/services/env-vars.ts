@@ -18,6 +18,17 @@ export function envVarsService(deps: {
   const { repos, box, audit, clock } = deps;
   const context = (projectId: string, name: string) => `env:${projectId}:${name}`;
 
+  function decrypt(projectId: string, name: string, sealed: string): string {
+    try {
+      return box.open(sealed, context(projectId, name));
+    } catch {
+      throw new AppError(
+        "internal_error",
+        `The stored value of ${name} cannot be decrypted: DATA_DIR/secret.key is not the key it was written with`,
+      );
+    }
+  }
+
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
   }
@@ -28,7 +39,7 @@ export function envVarsService(deps: {
       const rows = await repos.envVars.list(viewerOf(principal), projectId);
       return rows.map((r) => ({
         name: r.name,
-        value: box.open(r.valueEncrypted, context(projectId, r.name)),
+        value: decrypt(projectId, r.name, r.valueEncrypted),
         updatedAt: iso(r.updatedAt),
       }));
     },

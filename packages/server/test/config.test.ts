@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+test("defaults: port 8080 on all interfaces, SQLite under ./data, registration open", () => {
+  const config = loadConfig({}, "/srv/sdk", false);
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, "0.0.0.0");
+  assert.equal(config.dataDir, "/srv/sdk/data");
+  assert.equal(config.databaseUrl, null);
+  assert.equal(config.allowRegistration, true);
+  assert.equal(config.publicUrl, null);
+  assert.equal(config.logLevel, "info");
+  assert.equal(config.logFormat, "json", "not a terminal: JSON logs");
+  assert.equal(loadConfig({}, "/", true).logFormat, "pretty");
+  assert.deepEqual(config.rateLimit, { maxAttempts: 10, windowSeconds: 300 });
+  assert.equal(config.sessionMaxAgeDays, 30);
+  assert.equal(config.trustProxy, false);
+});
+
+test("values are parsed and normalised", () => {
+  const config = loadConfig(
+    {
+      PORT: "9000",
+      DATA_DIR: "/data",
+      DATABASE_URL: "postgres://u@db/sdk",
+      ALLOW_REGISTRATION: "false",
+      PUBLIC_URL: "https://pi.local/",
+      LOG_LEVEL: "DEBUG",
+      RATE_LIMIT_MAX_ATTEMPTS: "5",
+      RATE_LIMIT_WINDOW_SECONDS: "60",
+    },
+    "/",
+  );
+  assert.equal(config.port, 9000);
+  assert.equal(config.dataDir, "/data");
+  assert.equal(config.databaseUrl, "postgres://u@db/sdk");
+  assert.equal(config.allowRegistration, false);
+  assert.equal(config.publicUrl, "https://pi.local");
+  assert.equal(config.logLevel, "debug");
+  assert.deepEqual(config.rateLimit, { maxAttempts: 5, windowSeconds: 60 });
+});
+
+test("an invalid value is one clear message naming the variable and what it accepts", () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: "http" }, /^PORT must be a whole number from 0 to 65535 \(got "http"\)$/],
+    [{ PORT: "-1" }, /^PORT must be/],
+    [{ PORT: "8080.5" }, /^PORT must be/],
+    [{ ALLOW_REGISTRATION: "maybe" }, /^ALLOW_REGISTRATION must be true or false/],
+    [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
+    [{ DATABASE_URL: "mysql://x" }, /^DATABASE_URL must be a postgres:\/\/ URL/],
+    [{ PUBLIC_URL: "pi.local" }, /^PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/],
+    [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, /^RATE_LIMIT_WINDOW_SECONDS must be a whole number from 1/],
+    [{ HOST: "a b" }, /^HOST must be/],
+  ];
+  for (const [env, message] of cases) {
+    assert.throws(
+      () => loadConfig(env, "/"),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+    );
+  }
+});

@@ -1,0 +1,46 @@
+import { randomBytes } from "node:crypto";
+import type { TestContext } from "node:test";
+import pg from "pg";
+
+const baseUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+let reachable: Promise<boolean> | undefined;
+
+async function probe(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * A PostgreSQL URL whose search_path is a fresh schema, dropped when the test ends. Where no
+ * PostgreSQL answers, the test is skipped with a visible reason, except in CI, where it fails.
+ */
+export async function postgresUrl(t: TestContext): Promise<string | null> {
+  reachable ??= probe();
+  if (!(await reachable)) {
+    if (process.env.CI) throw new Error(`PostgreSQL is required in CI but ${baseUrl} is not reachable`);
+    t.skip(`PostgreSQL not reachable at ${baseUrl} (set TEST_DATABASE_URL to run these tests)`);
+    return null;
+  }
+  const schema = `sdk_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  t.after(async () => {
+    const cleanup = new pg.Client({ connectionString: baseUrl });
+    await cleanup.connect();
+    await cleanup.query(`drop schema if exists ${schema} cascade`);
+    await cleanup.end();
+  });
+  const url = new URL(baseUrl);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return url.toString();
+}

@@ -1,0 +1,195 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import type { TestContext } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { SdkClient } from "@sdk/client";
+
+/** The repository root: the server is started from here, as `npm start` does. */
+export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
+const mainScript = path.join(repoRoot, "packages", "server", "src", "main.ts");
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  url: string;
+  dataDir: string;
+  /** Resolves when the process has exited (never rejects). */
+  exited: Promise<Exit>;
+  stdout(): string;
+  stderr(): string;
+  /** stdout parsed as JSON log lines (LOG_FORMAT=json); lines that are not JSON are skipped. */
+  logs(): Array<{ level?: number; msg?: string; [key: string]: unknown }>;
+  /** A typed client for this process; each request gives up after `timeoutMs`. */
+  client(token?: string): SdkClient;
+  /** Sends `signal` and waits (bounded) for the exit. */
+  stop(signal: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+}
+
+/** A port that was free a moment ago: listen on port 0, note the port, close. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (typeof address !== "object" || !address) throw new Error("no port from listen(0)");
+  return address.port;
+}
+
+/** A fetch that gives up after `timeoutMs`, so no request in these tests can hang forever. */
+export function boundedFetch(timeoutMs = 5_000): typeof fetch {
+  return (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+}
+
+/** Resolves with `promise`, or rejects after `ms` with `what` in the message. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const abort = new AbortController();
+  try {
+    return await Promise.race([
+      promise,
+      sleep(ms, undefined, { signal: abort.signal }).then(() => {
+        throw new Error(`${what}: not done within ${ms}ms`);
+      }),
+    ]);
+  } finally {
+    abort.abort();
+  }
+}
+
+/**
+ * The environment for the server: only what is given here, so that a PORT or DATABASE_URL in the
+ * environment running the tests cannot leak in.
+ */
+export function serverEnv(port: number, dataDir: string, extra: Record<string, string> = {}) {
+  return {
+    PATH: process.env.PATH ?? "",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    LOG_FORMAT: "json",
+    LOG_LEVEL: "info",
+    ...extra,
+  };
+}
+
+/**
+ * Spawns `node packages/server/src/main.ts` with exactly `env`. The process is SIGKILLed (if still
+ * running) and awaited when the test ends.
+ */
+export function spawnServer(
+  t: TestContext,
+  options: { env: Record<string, string>; port: number; dataDir: string },
+): ServerProcess {
+  const child = spawn(process.execPath, [mainScript], {
+    cwd: repoRoot,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (child.pid === undefined) throw new Error("could not spawn the server");
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    err += chunk;
+  });
+  // "close" rather than "exit": by then stdout and stderr have been read to the end.
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("close", (code, signal) => resolve({ code, signal }));
+    child.once("error", () => resolve({ code: child.exitCode, signal: child.signalCode }));
+  });
+  const running = () => child.exitCode === null && child.signalCode === null;
+  t.after(async () => {
+    if (running()) child.kill("SIGKILL");
+    await within(exited, 5_000, `server pid ${child.pid} to exit after SIGKILL`);
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  return {
+    child,
+    pid: child.pid,
+    port: options.port,
+    url,
+    dataDir: options.dataDir,
+    exited,
+    stdout: () => out,
+    stderr: () => err,
+    logs: () =>
+      out
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line)];
+          } catch {
+            return [];
+          }
+        }),
+    client: (token) => new SdkClient({ baseUrl: url, token, fetch: boundedFetch() }),
+    async stop(signal, timeoutMs = 5_000) {
+      if (running()) child.kill(signal);
+      return within(exited, timeoutMs, `server pid ${child.pid} to exit after ${signal}`);
+    },
+  };
+}
+
+/**
+ * Polls GET /health (each poll a real request) until it answers 200, the process exits, or the
+ * attempts run out.
+ */
+export async function waitForHealth(proc: ServerProcess, attempts = 200, intervalMs = 50): Promise<void> {
+  let exit: Exit | undefined;
+  void proc.exited.then((e) => {
+    exit = e;
+  });
+  let last = "no attempt";
+  for (let i = 0; i < attempts; i++) {
+    if (exit) break;
+    try {
+      const res = await fetch(`${proc.url}/health`, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (error) {
+      last = String((error as { cause?: unknown }).cause ?? error);
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(
+    `server on ${proc.url} not healthy (${exit ? `exited ${JSON.stringify(exit)}` : `last: ${last}`})\n` +
+      `stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`,
+  );
+}
+
+/**
+ * Picks a free port, spawns the server on `dataDir` and waits until /health answers. Should another
+ * process grab the port in between (EADDRINUSE), tries again with a new one, a bounded number of times.
+ */
+export async function startServer(
+  t: TestContext,
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ServerProcess & { startedAt: number; bootMs: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const started = performance.now();
+    const proc = spawnServer(t, { env: serverEnv(port, dataDir, extraEnv), port, dataDir });
+    try {
+      await waitForHealth(proc);
+      return Object.assign(proc, { startedAt: started, bootMs: performance.now() - started });
+    } catch (error) {
+      if (attempt < 3 && proc.stderr().includes("EADDRINUSE")) continue;
+      throw error;
+    }
+  }
+}

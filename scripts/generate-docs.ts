@@ -1,0 +1,164 @@
+// Writes docs/errors.md and docs/api.md from @sdk/protocol (the error catalog and the endpoint
+// table): `node scripts/generate-docs.ts`. A test fails when the files and the code disagree.
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { type Endpoint, endpoints, errorCatalog, errorCodes } from "../packages/protocol/src/index.ts";
+
+export function renderErrorDocs(): string {
+  const lines = [
+    "# Error reference",
+    "",
+    "Every error answer of the REST API has the same shape:",
+    "",
+    "```json",
+    '{ "success": false, "error": { "code": "not_found", "message": "No such project", "docs": "http://localhost:8080/docs/errors#not_found" } }',
+    "```",
+    "",
+    "- `code` is stable: branch on it. `message` is for people and may change.",
+    "- `docs` links to this reference as the server itself serves it (`/docs/errors#<code>`).",
+    '- `invalid_request` errors also carry `fields`: `[{ "path": "email", "message": "must be a valid email address" }]`.',
+    "- `rate_limited` answers carry a `Retry-After` header (seconds).",
+    "",
+    "This file is generated from the catalog in `packages/protocol/src/errors.ts` by",
+    "`node scripts/generate-docs.ts`.",
+    "",
+    "| code | HTTP status | message |",
+    "| --- | --- | --- |",
+    ...errorCodes.map(
+      (code) => `| [\`${code}\`](#${code}) | ${errorCatalog[code].status} | ${errorCatalog[code].message} |`,
+    ),
+    "",
+  ];
+  for (const code of errorCodes) {
+    const e = errorCatalog[code];
+    lines.push(`## ${code}`, "", `HTTP ${e.status}. Message: "${e.message}".`, "", e.description, "");
+  }
+  return lines.join("\n");
+}
+
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  description?: string;
+  format?: string;
+  pattern?: string;
+  const?: unknown;
+};
+
+function typeOf(s: JsonSchema): string {
+  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(" \\| ");
+  if (s.const !== undefined) return JSON.stringify(s.const);
+  if (s.anyOf) return s.anyOf.map(typeOf).join(" \\| ");
+  if (s.type === "array") return `${s.items ? typeOf(s.items) : "unknown"}[]`;
+  if (Array.isArray(s.type)) return s.type.join(" \\| ");
+  return s.format ? `${s.type} (${s.format})` : (s.type ?? "any");
+}
+
+function constraints(s: JsonSchema): string {
+  const parts: string[] = [];
+  if (s.minLength !== undefined) parts.push(`min ${s.minLength} chars`);
+  if (s.maxLength !== undefined) parts.push(`max ${s.maxLength} chars`);
+  if (s.minimum !== undefined) parts.push(`≥ ${s.minimum}`);
+  if (s.maximum !== undefined) parts.push(`≤ ${s.maximum}`);
+  if (s.default !== undefined) parts.push(`default ${JSON.stringify(s.default)}`);
+  if (s.description) parts.push(s.description);
+  return parts.join("; ");
+}
+
+function fieldTable(schema: z.ZodType, io: "input" | "output"): string[] {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  const target = json.type === "array" && json.items ? json.items : json;
+  if (!target.properties) return [`Type: \`${typeOf(json)}\``];
+  const rows = Object.entries(target.properties).map(
+    ([name, s]) =>
+      `| \`${name}\` | ${typeOf(s)} | ${target.required?.includes(name) ? "yes" : "no"} | ${constraints(s)} |`,
+  );
+  return [
+    ...(json.type === "array" ? ["An array of objects with:", ""] : []),
+    "| field | type | required | notes |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+  ];
+}
+
+const accessText = { public: "no authentication", user: "signed in", admin: "admins only" } as const;
+
+export function renderApiDocs(): string {
+  const lines = [
+    "# REST API",
+    "",
+    "All paths are under the server's one port (default 8080). This file is generated from the",
+    "endpoint table in `packages/protocol/src/api.ts` by `node scripts/generate-docs.ts`; the same",
+    "table drives the server's routes, the `@sdk/client` package and `/v1/openapi.json`.",
+    "",
+    "## Conventions",
+    "",
+    "- Bodies are JSON (`Content-Type: application/json`, at most 1 MiB). Other content types get 415.",
+    '- Success: `{ "success": true, "result": … }`. Error: `{ "success": false, "error": { "code", "message", "docs" } }`',
+    "  (see [errors.md](errors.md)). Invalid input answers 400 `invalid_request` with `fields` naming each bad field.",
+    "- Ids are opaque strings with a prefix: `usr_`, `prj_`, `dev_`, `tok_`. Times are ISO 8601 in UTC.",
+    "- A project that does not exist and a project you may not see both answer 404 `not_found`.",
+    "",
+    "## Authentication",
+    "",
+    "- **API token** (CLI, CI, Home Assistant, curl): `Authorization: Bearer sdk_…`. Get one from",
+    '  `POST /v1/auth/login` or `/v1/auth/register` with `"issueToken": true`, or create named ones with',
+    "  `POST /v1/tokens`. The token is shown once; only its hash is stored.",
+    "- **Session cookie** (browsers): login and register set `sdk_session` (HttpOnly, SameSite=Lax,",
+    "  Secure over HTTPS). State-changing requests that the browser marks as cross-site are refused",
+    "  with 403 `cross_site_request`.",
+    "- When both are sent, the token wins. A credential that does not check out is a 401, never anonymous.",
+    "- Login and register are rate limited (429 `rate_limited`, message `Rate limit exceeded`, `Retry-After`).",
+    "",
+    "## Health",
+    "",
+    '- `GET /health` → `{ "success": true, "result": { "status": "ok" } }`. Never touches the database.',
+    '- `GET /ready` → `{ "success": true, "result": { "status": "ready", "database": "sqlite" | "postgres" } }` after a real',
+    "  test write to the database succeeded; 503 `database_unavailable` when it did not.",
+    "",
+    "## Removed and moved",
+    "",
+    "- `GET /logs/stream` answers 410 `gone`: use the watch WebSocket",
+    "  `/v1/projects/:projectId/devices/:deviceId/watch`.",
+    "- `GET /changelog` answers 301 to `/docs/changelog`.",
+    "",
+    "## Endpoints",
+    "",
+    "| method | path | access | summary |",
+    "| --- | --- | --- | --- |",
+    ...(Object.entries(endpoints) as [string, Endpoint][]).map(
+      ([name, e]) =>
+        `| ${e.method} | [\`${e.path}\`](#${name.toLowerCase()}) | ${accessText[e.access]} | ${e.summary} |`,
+    ),
+    "",
+  ];
+  for (const [name, e] of Object.entries(endpoints) as [string, Endpoint][]) {
+    lines.push(
+      `### ${name}`,
+      "",
+      `\`${e.method} ${e.path}\` — ${accessText[e.access]}, answers ${e.status ?? 200}.`,
+      "",
+    );
+    lines.push(`${e.summary}.`, "");
+    if (e.query) lines.push("Query:", "", ...fieldTable(e.query, "input"), "");
+    if (e.body) lines.push("Body:", "", ...fieldTable(e.body, "input"), "");
+    lines.push("Result:", "", ...fieldTable(e.result, "output"), "");
+  }
+  return lines.join("\n");
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  fs.writeFileSync(new URL("../docs/errors.md", import.meta.url), renderErrorDocs());
+  fs.writeFileSync(new URL("../docs/api.md", import.meta.url), renderApiDocs());
+  console.log("wrote docs/errors.md and docs/api.md");
+}
