@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { Device, DeviceStatus } from "./api.ts";
+
+/**
+ * The watch WebSocket (`/v1/projects/:projectId/devices/:deviceId/watch`): server → watcher JSON
+ * frames. Every frame has a `seq` (1, 2, 3 … per connection) and an `at` timestamp.
+ */
+export const watchPath = "/v1/projects/:projectId/devices/:deviceId/watch";
+
+/** Sub-protocol a browser uses to send an API token: `new WebSocket(url, ["sdk.v1", "bearer." + token])`. */
+export const watchSubprotocol = "sdk.v1";
+export const bearerSubprotocolPrefix = "bearer.";
+
+export const StateValue = z.object({ entityId: z.string(), value: z.unknown(), updatedAt: z.string() });
+export type StateValue = z.infer<typeof StateValue>;
+
+export const LogSource = z.enum(["device", "system", "script"]);
+export const LogEntry = z.object({
+  id: z.string(),
+  at: z.string(),
+  level: z.enum(["debug", "info", "warn", "error"]),
+  source: LogSource,
+  message: z.string(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+const base = { seq: z.number().int().min(1), at: z.string() };
+
+export const SnapshotEvent = z.object({ type: z.literal("snapshot"), ...base, device: Device, state: z.array(StateValue) });
+export const StatusEvent = z.object({ type: z.literal("status"), ...base, status: DeviceStatus, reason: z.string().optional() });
+export const LogEvent = z.object({ type: z.literal("log"), ...base, entry: LogEntry });
+export const StateEvent = z.object({ type: z.literal("state"), ...base, entityId: z.string(), value: z.unknown() });
+/** Sent when the watcher read too slowly and `dropped` events were skipped. */
+export const LaggedEvent = z.object({ type: z.literal("lagged"), ...base, dropped: z.number().int().min(1) });
+
+export const WatchEvent = z.discriminatedUnion("type", [SnapshotEvent, StatusEvent, LogEvent, StateEvent, LaggedEvent]);
+export type WatchEvent = z.infer<typeof WatchEvent>;
+export type WatchEventType = WatchEvent["type"];
+
+/** Close codes of the watch socket. */
+export const watchCloseCodes = {
+  /** The device was deleted, or the watcher lost access to it. */
+  gone: 4004,
+  /** The watcher fell too far behind (see docs/protocol.md). */
+  tooSlow: 4008,
+} as const;
