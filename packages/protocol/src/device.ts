@@ -16,7 +16,9 @@ export const deviceSocketPath = "/v1/device";
 // ---------------------------------------------------------------- boards and pins
 
 /** GPIO numbers brought out to the header of both the Pico W and the Pico 2 W. */
-const headerGpios = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 26, 27, 28] as const;
+const headerGpios = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 26, 27, 28,
+] as const;
 
 /** The onboard LED is wired to the wireless chip, not to an RP2040/RP2350 GPIO: it is its own named pin. */
 export const onboardLed = "LED" as const;
@@ -27,7 +29,10 @@ export const boards = {
     chip: "RP2040",
     gpios: headerGpios,
     adcPins: [26, 27, 28],
-    i2c: { 0: { sda: [0, 4, 8, 12, 16, 20], scl: [1, 5, 9, 13, 17, 21] }, 1: { sda: [2, 6, 10, 14, 18, 26], scl: [3, 7, 11, 15, 19, 27] } },
+    i2c: {
+      0: { sda: [0, 4, 8, 12, 16, 20], scl: [1, 5, 9, 13, 17, 21] },
+      1: { sda: [2, 6, 10, 14, 18, 26], scl: [3, 7, 11, 15, 19, 27] },
+    },
     spi: {
       0: { sck: [2, 6, 18, 22], tx: [3, 7, 19], rx: [0, 4, 16, 20] },
       1: { sck: [10, 14, 26], tx: [11, 15, 27], rx: [8, 12, 28] },
@@ -39,7 +44,10 @@ export const boards = {
     chip: "RP2350",
     gpios: headerGpios,
     adcPins: [26, 27, 28],
-    i2c: { 0: { sda: [0, 4, 8, 12, 16, 20], scl: [1, 5, 9, 13, 17, 21] }, 1: { sda: [2, 6, 10, 14, 18, 26], scl: [3, 7, 11, 15, 19, 27] } },
+    i2c: {
+      0: { sda: [0, 4, 8, 12, 16, 20], scl: [1, 5, 9, 13, 17, 21] },
+      1: { sda: [2, 6, 10, 14, 18, 26], scl: [3, 7, 11, 15, 19, 27] },
+    },
     spi: {
       0: { sck: [2, 6, 18, 22], tx: [3, 7, 19], rx: [0, 4, 16, 20] },
       1: { sck: [10, 14, 26], tx: [11, 15, 27], rx: [8, 12, 28] },
@@ -54,7 +62,9 @@ export type BoardInfo = (typeof boards)[Board];
 export const adc = { maxVolts: 3.3, maxRaw: 4095 } as const;
 export const pwmLimits = { minFrequency: 8, maxFrequency: 1_000_000 } as const;
 export const i2cAddressRange = { min: 0x08, max: 0x77 } as const;
-export const uartBauds = [300, 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600] as const;
+export const uartBauds = [
+  300, 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600,
+] as const;
 
 // ---------------------------------------------------------------- field types
 
@@ -62,7 +72,11 @@ const Gpio = z.number().int().min(0).max(29);
 const Pin = z.union([Gpio, z.literal(onboardLed)]);
 const Byte = z.number().int().min(0).max(255);
 const Bytes = z.array(Byte).max(16_384);
-const CommandId = z.number().int().min(1).max(2 ** 31 - 1);
+const CommandId = z
+  .number()
+  .int()
+  .min(1)
+  .max(2 ** 31 - 1);
 const Bus = z.union([z.literal(0), z.literal(1)]);
 const Level = z.enum(["debug", "info", "warn", "error"]);
 export type LogLevel = z.infer<typeof Level>;
@@ -71,11 +85,19 @@ export type LogLevel = z.infer<typeof Level>;
 
 /** Commands the server sends; each carries an `id` and is answered by a `result` or `error` with it. */
 export const commandSchemas = {
-  pin_mode: z.object({ pin: Pin, mode: z.enum(["input", "output"]), pull: z.enum(["up", "down", "none"]).optional() }),
+  pin_mode: z.object({
+    pin: Pin,
+    mode: z.enum(["input", "output"]),
+    pull: z.enum(["up", "down", "none"]).optional(),
+  }),
   gpio_write: z.object({ pin: Pin, value: z.union([z.literal(0), z.literal(1)]) }),
   gpio_read: z.object({ pin: Pin }),
   gpio_toggle: z.object({ pin: Pin }),
-  gpio_watch: z.object({ pin: Gpio, edge: z.enum(["rising", "falling", "both"]), debounceMs: z.number().int().min(0).max(1000).optional() }),
+  gpio_watch: z.object({
+    pin: Gpio,
+    edge: z.enum(["rising", "falling", "both"]),
+    debounceMs: z.number().int().min(0).max(1000).optional(),
+  }),
   gpio_unwatch: z.object({ pin: Gpio }),
   pwm: z.object({
     pin: Gpio,
@@ -84,8 +106,17 @@ export const commandSchemas = {
   }),
   adc_read: z.object({ pin: z.union([z.literal(26), z.literal(27), z.literal(28)]) }),
   temperature_read: z.object({}),
-  i2c_configure: z.object({ bus: Bus, sda: Gpio, scl: Gpio, frequency: z.number().int().min(10_000).max(1_000_000) }),
-  i2c_write: z.object({ bus: Bus, address: z.number().int().min(i2cAddressRange.min).max(i2cAddressRange.max), data: Bytes }),
+  i2c_configure: z.object({
+    bus: Bus,
+    sda: Gpio,
+    scl: Gpio,
+    frequency: z.number().int().min(10_000).max(1_000_000),
+  }),
+  i2c_write: z.object({
+    bus: Bus,
+    address: z.number().int().min(i2cAddressRange.min).max(i2cAddressRange.max),
+    data: Bytes,
+  }),
   i2c_read: z.object({
     bus: Bus,
     address: z.number().int().min(i2cAddressRange.min).max(i2cAddressRange.max),
@@ -106,13 +137,22 @@ export const commandSchemas = {
     uart: Bus,
     tx: Gpio,
     rx: Gpio,
-    baud: z.number().int().refine((b) => (uartBauds as readonly number[]).includes(b), "must be a standard baud rate"),
+    baud: z
+      .number()
+      .int()
+      .refine((b) => (uartBauds as readonly number[]).includes(b), "must be a standard baud rate"),
     dataBits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).optional(),
     parity: z.enum(["none", "even", "odd"]).optional(),
     stopBits: z.union([z.literal(1), z.literal(2)]).optional(),
   }),
   uart_write: z.object({ uart: Bus, data: Bytes }),
-  ws2812_write: z.object({ pin: Gpio, pixels: z.array(z.tuple([Byte, Byte, Byte])).min(1).max(1024) }),
+  ws2812_write: z.object({
+    pin: Gpio,
+    pixels: z
+      .array(z.tuple([Byte, Byte, Byte]))
+      .min(1)
+      .max(1024),
+  }),
 } as const;
 
 export type CommandType = keyof typeof commandSchemas;
@@ -129,7 +169,10 @@ export const commandResults = {
   gpio_watch: z.null(),
   gpio_unwatch: z.null(),
   pwm: z.null(),
-  adc_read: z.object({ volts: z.number().min(0).max(adc.maxVolts), raw: z.number().int().min(0).max(adc.maxRaw) }),
+  adc_read: z.object({
+    volts: z.number().min(0).max(adc.maxVolts),
+    raw: z.number().int().min(0).max(adc.maxRaw),
+  }),
   temperature_read: z.object({ celsius: z.number() }),
   i2c_configure: z.null(),
   i2c_write: z.null(),
@@ -150,11 +193,19 @@ export const Hello = z.object({
   protocol: z.number().int().min(1),
   firmware: z.string().min(1).max(64),
   board: Board,
-  maxFrame: z.number().int().min(256).max(maxFrameBytes - 1),
+  maxFrame: z
+    .number()
+    .int()
+    .min(256)
+    .max(maxFrameBytes - 1),
 });
 export type Hello = z.infer<typeof Hello>;
 
-export const DeviceResult = z.object({ type: z.literal("result"), id: CommandId, value: z.unknown().optional() });
+export const DeviceResult = z.object({
+  type: z.literal("result"),
+  id: CommandId,
+  value: z.unknown().optional(),
+});
 export const DeviceError = z.object({
   type: z.literal("error"),
   id: CommandId.optional(),
@@ -162,7 +213,11 @@ export const DeviceError = z.object({
   message: z.string().max(1024),
 });
 export const DeviceLog = z.object({ type: z.literal("log"), level: Level, message: z.string().max(4096) });
-export const GpioChange = z.object({ type: z.literal("gpio_change"), pin: Gpio, value: z.union([z.literal(0), z.literal(1)]) });
+export const GpioChange = z.object({
+  type: z.literal("gpio_change"),
+  pin: Gpio,
+  value: z.union([z.literal(0), z.literal(1)]),
+});
 export const UartRx = z.object({ type: z.literal("uart_rx"), uart: Bus, data: Bytes });
 export const StateReport = z.object({
   type: z.literal("state"),

@@ -26,14 +26,35 @@ export type LogEntry = z.infer<typeof LogEntry>;
 
 const base = { seq: z.number().int().min(1), at: z.string() };
 
-export const SnapshotEvent = z.object({ type: z.literal("snapshot"), ...base, device: Device, state: z.array(StateValue) });
-export const StatusEvent = z.object({ type: z.literal("status"), ...base, status: DeviceStatus, reason: z.string().optional() });
+export const SnapshotEvent = z.object({
+  type: z.literal("snapshot"),
+  ...base,
+  device: Device,
+  state: z.array(StateValue),
+});
+export const StatusEvent = z.object({
+  type: z.literal("status"),
+  ...base,
+  status: DeviceStatus,
+  reason: z.string().optional(),
+});
 export const LogEvent = z.object({ type: z.literal("log"), ...base, entry: LogEntry });
-export const StateEvent = z.object({ type: z.literal("state"), ...base, entityId: z.string(), value: z.unknown() });
+export const StateEvent = z.object({
+  type: z.literal("state"),
+  ...base,
+  entityId: z.string(),
+  value: z.unknown(),
+});
 /** Sent when the watcher read too slowly and `dropped` events were skipped. */
 export const LaggedEvent = z.object({ type: z.literal("lagged"), ...base, dropped: z.number().int().min(1) });
 
-export const WatchEvent = z.discriminatedUnion("type", [SnapshotEvent, StatusEvent, LogEvent, StateEvent, LaggedEvent]);
+export const WatchEvent = z.discriminatedUnion("type", [
+  SnapshotEvent,
+  StatusEvent,
+  LogEvent,
+  StateEvent,
+  LaggedEvent,
+]);
 export type WatchEvent = z.infer<typeof WatchEvent>;
 export type WatchEventType = WatchEvent["type"];
 
