@@ -148,6 +148,26 @@ export type AuthResult = z.infer<typeof AuthResult>;
 export const CreatedDevice = z.object({ device: Device, credentials: DeviceCredentials });
 export type CreatedDevice = z.infer<typeof CreatedDevice>;
 
+export const LogEntryResult = z.object({
+  id: z.string(),
+  at: Timestamp,
+  level: z.enum(["debug", "info", "warn", "error"]),
+  source: z.enum(["device", "system", "script"]),
+  message: z.string(),
+});
+export const StateValueResult = z.object({ entityId: z.string(), value: z.unknown(), updatedAt: Timestamp });
+export const StateHistoryEntry = z.object({ id: z.string(), value: z.unknown(), at: Timestamp });
+export const SendCommandBody = z.object({
+  type: z.string().min(1).max(64).describe("A device command, e.g. gpio_write (see docs/protocol.md)"),
+  args: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe("The command's arguments, e.g. { pin: 25, value: 1 }"),
+});
+export const CommandOutcome = z.object({
+  value: z.unknown().describe("The device's result; null for commands without one"),
+});
+
 // ---------------------------------------------------------------- the endpoint table
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -384,6 +404,37 @@ export const endpoints = {
     summary: "Remove an environment variable",
     access: "user",
     result: ok,
+  }),
+  listDeviceLogs: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/devices/:deviceId/logs",
+    summary: "A device's logs, newest first (its own lines, system entries and, later, script output)",
+    access: "user",
+    query: Page,
+    result: z.array(LogEntryResult),
+  }),
+  getDeviceState: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/devices/:deviceId/state",
+    summary: "The latest value of each state entity of a device",
+    access: "user",
+    result: z.array(StateValueResult),
+  }),
+  getStateHistory: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/devices/:deviceId/state/:entityId/history",
+    summary: "Recent values of one state entity, newest first",
+    access: "user",
+    query: Page,
+    result: z.array(StateHistoryEntry),
+  }),
+  sendDeviceCommand: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/devices/:deviceId/commands",
+    summary: "Send one command to a connected device and wait for its answer",
+    access: "user",
+    body: SendCommandBody,
+    result: CommandOutcome,
   }),
 } as const satisfies Record<string, Endpoint>;
 

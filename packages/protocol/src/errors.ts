@@ -85,6 +85,12 @@ export const errorCatalog = {
     message: "Unsupported content type",
     description: "Send request bodies as `application/json`.",
   },
+  device_offline: {
+    status: 409,
+    message: "The device is not connected",
+    description:
+      "A command was sent to a device that is offline, or the device disconnected before it answered. Check its power and Wi-Fi (2.4 GHz only), then try again.",
+  },
   rate_limited: {
     status: 429,
     message: "Rate limit exceeded",
@@ -96,11 +102,23 @@ export const errorCatalog = {
     message: "Internal server error",
     description: "Something went wrong on the server. The server log has the details.",
   },
+  device_error: {
+    status: 502,
+    message: "The device reported an error",
+    description:
+      "The device received the command but could not carry it out (for example an I2C device that does not answer). The message has the device's own words.",
+  },
   database_unavailable: {
     status: 503,
     message: "Database unavailable",
     description:
       "The server could not write to its database (a full disk, a lock held by another process, or PostgreSQL unreachable). `/ready` answers 503 until it can.",
+  },
+  device_timeout: {
+    status: 504,
+    message: "The device did not answer in time",
+    description:
+      "A command got no answer within the command timeout (`DEVICE_COMMAND_TIMEOUT_SECONDS`, default 10). The device may be busy, or its connection poor.",
   },
   invalid_argument: {
     status: 400,

@@ -1,17 +1,21 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import fastifyCookie from "@fastify/cookie";
+import fastifyWebsocket from "@fastify/websocket";
+import { maxFrameBytes } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
+import { InProcessEventBus } from "./events/bus.ts";
 import { checkCrossSite } from "./http/cross-site.ts";
 import { installErrorHandling } from "./http/error-handler.ts";
 import { RequestLog } from "./http/request-log.ts";
 import { route } from "./http/route.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { authRoutes } from "./http/routes/auth.ts";
+import { deviceDataRoutes } from "./http/routes/device-data.ts";
 import { deviceRoutes } from "./http/routes/devices.ts";
 import { docsRoutes } from "./http/routes/docs.ts";
 import { envVarRoutes } from "./http/routes/env-vars.ts";
@@ -20,7 +24,11 @@ import { projectRoutes } from "./http/routes/projects.ts";
 import type { Route } from "./http/routes/registrar.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
+import { LocalDeviceRegistry } from "./link/registry.ts";
 import { createServices, type Services } from "./services/index.ts";
+import { deviceSocket } from "./ws/device-socket.ts";
+import { Heartbeat } from "./ws/heartbeat.ts";
+import { watchSocket } from "./ws/watch-socket.ts";
 
 export const serverVersion: string = JSON.parse(
   fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
@@ -62,7 +70,7 @@ export function createLogger(config: Config): Logger {
     : pino(options);
 }
 
-const sessionSweepMs = 60 * 60 * 1000;
+const sweepMs = 60 * 60 * 1000;
 
 /** Builds the whole server (database, services, routes) without listening yet. */
 export async function createServer(options: ServerOptions): Promise<Server> {
@@ -72,7 +80,20 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const box = SecretBox.fromKeyFile(config.dataDir);
-  const services = createServices({ config, database, box, clock, version: serverVersion });
+  const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
+  const registry = new LocalDeviceRegistry();
+  const onError = (err: unknown) => logger.error({ err }, "background task failed");
+  const services = createServices({
+    config,
+    database,
+    box,
+    clock,
+    version: serverVersion,
+    bus,
+    registry,
+    onError,
+  });
+  await services.deviceLink.markAllOffline();
 
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -81,22 +102,43 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     logController: new RequestLog(),
   });
   await app.register(fastifyCookie);
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: maxFrameBytes - 1 },
+    // Socket errors (an oversized frame, a peer that vanished) are the sockets' own business.
+    errorHandler: (error, socket, request) => {
+      if ((error as { code?: string }).code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+        request.log.warn({ err: error }, "websocket error");
+      }
+      socket.terminate();
+    },
+  });
   app.removeContentTypeParser("text/plain"); // the API speaks JSON only: anything else is a 415
   installErrorHandling(app, config.publicUrl);
   app.addHook("onRequest", async (request) => checkCrossSite(request, config.publicUrl));
 
   const bound: Route = (name, handler) => route(app, services, name, handler);
-  for (const registrar of [authRoutes, adminRoutes, projectRoutes, deviceRoutes, envVarRoutes]) {
+  for (const registrar of [
+    authRoutes,
+    adminRoutes,
+    projectRoutes,
+    deviceRoutes,
+    deviceDataRoutes,
+    envVarRoutes,
+  ]) {
     registrar(bound, services, config);
   }
   healthRoutes(app, services);
   docsRoutes(app, options.docsDir ?? defaultDocsDir, serverVersion);
+  const heartbeat = new Heartbeat(config.device.heartbeatSeconds);
+  deviceSocket(app, services, heartbeat);
+  watchSocket(app, services, heartbeat);
 
   const sweep = setInterval(() => {
     services.auth
       .purgeExpiredSessions()
       .catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
-  }, sessionSweepMs);
+    services.deviceLogs.pruneByAge().catch((err: unknown) => logger.warn({ err }, "log sweep failed"));
+  }, sweepMs);
   sweep.unref();
 
   let closing: Promise<void> | undefined;
@@ -117,6 +159,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     close() {
       closing ??= (async () => {
         clearInterval(sweep);
+        heartbeat.stop();
+        services.deviceLink.shutDown();
         await app.close();
         await database.close();
       })();

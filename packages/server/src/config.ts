@@ -17,6 +17,14 @@ export interface Config {
   trustProxy: boolean;
   rateLimit: { maxAttempts: number; windowSeconds: number };
   sessionMaxAgeDays: number;
+  device: {
+    /** Ping interval; a device that misses two pongs in a row is offline. */
+    heartbeatSeconds: number;
+    commandTimeoutSeconds: number;
+    logMaxEntries: number;
+    logMaxAgeDays: number;
+    stateHistoryMaxEntries: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -98,5 +106,12 @@ export function loadConfig(
       windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 300, 1, 86_400),
     },
     sessionMaxAgeDays: integer(env, "SESSION_MAX_AGE_DAYS", 30, 1, 3650),
+    device: {
+      heartbeatSeconds: integer(env, "HEARTBEAT_SECONDS", 15, 1, 3600),
+      commandTimeoutSeconds: integer(env, "DEVICE_COMMAND_TIMEOUT_SECONDS", 10, 1, 300),
+      logMaxEntries: integer(env, "DEVICE_LOG_MAX_ENTRIES", 1000, 10, 1_000_000),
+      logMaxAgeDays: integer(env, "DEVICE_LOG_MAX_AGE_DAYS", 7, 1, 3650),
+      stateHistoryMaxEntries: integer(env, "STATE_HISTORY_MAX_ENTRIES", 500, 1, 100_000),
+    },
   };
 }

@@ -82,6 +82,46 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0002_device_link": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("deviceLogs")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("deviceId", "text", (c) => c.notNull().references("devices.id").onDelete("cascade"))
+        .addColumn("at", "bigint", (c) => c.notNull())
+        .addColumn("level", "text", (c) => c.notNull())
+        .addColumn("source", "text", (c) => c.notNull())
+        .addColumn("message", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("deviceLogsDeviceId")
+        .on("deviceLogs")
+        .columns(["deviceId", "id"])
+        .execute();
+      await db.schema.createIndex("deviceLogsAt").on("deviceLogs").column("at").execute();
+      await db.schema
+        .createTable("deviceState")
+        .addColumn("deviceId", "text", (c) => c.notNull().references("devices.id").onDelete("cascade"))
+        .addColumn("entityId", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("updatedAt", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("deviceStatePk", ["deviceId", "entityId"])
+        .execute();
+      await db.schema
+        .createTable("deviceStateHistory")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("deviceId", "text", (c) => c.notNull().references("devices.id").onDelete("cascade"))
+        .addColumn("entityId", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("deviceStateHistoryEntity")
+        .on("deviceStateHistory")
+        .columns(["deviceId", "entityId", "id"])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

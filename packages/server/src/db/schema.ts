@@ -74,6 +74,32 @@ export interface ReadinessTable {
   checkedAt: Millis;
 }
 
+export interface DeviceLogsTable {
+  /** Sortable by time (see lib/ids.ts newSortableId). */
+  id: string;
+  deviceId: string;
+  at: Millis;
+  level: "debug" | "info" | "warn" | "error";
+  source: "device" | "system" | "script";
+  message: string;
+}
+
+export interface DeviceStateTable {
+  deviceId: string;
+  entityId: string;
+  /** JSON. */
+  value: string;
+  updatedAt: Millis;
+}
+
+export interface DeviceStateHistoryTable {
+  id: string;
+  deviceId: string;
+  entityId: string;
+  value: string;
+  at: Millis;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -83,4 +109,7 @@ export interface DB {
   envVars: EnvVarsTable;
   auditLog: AuditLogTable;
   readiness: ReadinessTable;
+  deviceLogs: DeviceLogsTable;
+  deviceState: DeviceStateTable;
+  deviceStateHistory: DeviceStateHistoryTable;
 }

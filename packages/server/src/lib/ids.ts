@@ -15,20 +15,29 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBase32(20)}`;
 }
 
+/** The same 32 characters in ASCII order, so that sortable ids compare as text in time order. */
+const ordered = "234567abcdefghijklmnopqrstuvwxyz";
+
+function randomOrdered(length: number): string {
+  let out = "";
+  for (const byte of randomBytes(length)) out += ordered[byte & 31];
+  return out;
+}
+
 let lastTime = -1;
 let lastRandom = "";
 
 function increment(base32: string): string {
   const chars = [...base32];
   for (let i = chars.length - 1; i >= 0; i--) {
-    const next = alphabet.indexOf(chars[i]!) + 1;
-    if (next < alphabet.length) {
-      chars[i] = alphabet[next]!;
+    const next = ordered.indexOf(chars[i]!) + 1;
+    if (next < ordered.length) {
+      chars[i] = ordered[next]!;
       return chars.join("");
     }
-    chars[i] = alphabet[0]!;
+    chars[i] = ordered[0]!;
   }
-  return randomBase32(base32.length); // overflow within one millisecond: practically never
+  return randomOrdered(base32.length); // overflow within one millisecond: practically never
 }
 
 /**
@@ -40,12 +49,12 @@ export function newSortableId(prefix: string, now: number): string {
     lastRandom = increment(lastRandom);
   } else {
     lastTime = now;
-    lastRandom = randomBase32(10);
+    lastRandom = randomOrdered(10);
   }
   let time = "";
   let t = Math.max(lastTime, now);
   for (let i = 0; i < 10; i++) {
-    time = alphabet[t % 32] + time;
+    time = ordered[t % 32] + time;
     t = Math.floor(t / 32);
   }
   return `${prefix}_${time}${lastRandom}`;

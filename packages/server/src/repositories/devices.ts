@@ -52,6 +52,31 @@ export function devicesRepository(db: Kysely<DB>) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
+    /** For the device socket: the device behind a connection attempt, by id alone. */
+    findForAuth: (id: string) =>
+      db
+        .selectFrom("devices")
+        .select(["id", "projectId", "board", "secretHash"])
+        .where("id", "=", id)
+        .executeTakeFirst(),
+    /** For the device socket: presence changes reported by the authenticated connection. */
+    setPresence: async (
+      id: string,
+      fields: { status: "online" | "offline"; lastSeenAt: number; firmwareVersion?: string },
+    ) => {
+      await db.updateTable("devices").set(fields).where("id", "=", id).execute();
+    },
+    /** At boot no device is connected yet. */
+    markAllOffline: async () => {
+      await db.updateTable("devices").set({ status: "offline" }).where("status", "=", "online").execute();
+    },
+    /** Ids of the devices in these projects (to disconnect them before the projects go). */
+    idsInProjects: async (projectIds: string[]) =>
+      projectIds.length === 0
+        ? []
+        : (await db.selectFrom("devices").select("id").where("projectId", "in", projectIds).execute()).map(
+            (r) => r.id,
+          ),
     delete: async (viewer: Viewer, projectId: string, id: string) => {
       const result = await db
         .deleteFrom("devices")

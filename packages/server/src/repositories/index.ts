@@ -2,6 +2,8 @@ import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { apiTokensRepository } from "./api-tokens.ts";
 import { auditLogRepository } from "./audit-log.ts";
+import { deviceLogsRepository } from "./device-logs.ts";
+import { deviceStateRepository } from "./device-state.ts";
 import { devicesRepository } from "./devices.ts";
 import { envVarsRepository } from "./env-vars.ts";
 import { projectsRepository } from "./projects.ts";
@@ -21,6 +23,8 @@ export function createRepositories(db: Kysely<DB>) {
     envVars: envVarsRepository(db),
     auditLog: auditLogRepository(db),
     readiness: readinessRepository(db),
+    deviceLogs: deviceLogsRepository(db),
+    deviceState: deviceStateRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

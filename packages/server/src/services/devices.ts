@@ -6,6 +6,7 @@ import {
   idPrefixes,
 } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { hashSecret, newSecret } from "../lib/tokens.ts";
@@ -21,9 +22,10 @@ const deviceNotFound = () => new AppError("not_found", "No such device");
 export function devicesService(deps: {
   repos: Pick<Repositories, "projects" | "devices">;
   audit: AuditService;
+  bus: EventBus;
   clock: Clock;
 }) {
-  const { repos, audit, clock } = deps;
+  const { repos, audit, bus, clock } = deps;
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
@@ -93,6 +95,8 @@ export function devicesService(deps: {
 
     async delete(principal: Principal, projectId: string, deviceId: string): Promise<void> {
       if (!(await repos.devices.delete(viewerOf(principal), projectId, deviceId))) throw deviceNotFound();
+      bus.publish({ kind: "revoked", projectId, deviceId, reason: "device deleted" });
+      bus.publish({ kind: "deleted", projectId, deviceId });
       await audit.record({
         actorId: principal.user.id,
         action: "device.deleted",
@@ -119,6 +123,7 @@ export function devicesService(deps: {
       ) {
         throw deviceNotFound();
       }
+      bus.publish({ kind: "revoked", projectId, deviceId, reason: "credentials rotated" });
       await audit.record({
         actorId: principal.user.id,
         action: "device.credentials_rotated",

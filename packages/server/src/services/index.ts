@@ -1,20 +1,29 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
+import type { DeviceRegistry } from "../link/registry.ts";
 import { createRepositories } from "../repositories/index.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
 import { auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
+import { deviceLinkService } from "./device-link.ts";
+import { deviceLogsService } from "./device-logs.ts";
+import { deviceStateService } from "./device-state.ts";
 import { devicesService } from "./devices.ts";
 import { envVarsService } from "./env-vars.ts";
 import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
 import { usersService } from "./users.ts";
+import { watchService } from "./watch.ts";
 
 export interface ServiceDeps {
   config: Config;
+  bus: EventBus;
+  registry: DeviceRegistry;
+  onError: (error: unknown) => void;
   database: Database;
   box: SecretBox;
   clock: Clock;
@@ -22,11 +31,23 @@ export interface ServiceDeps {
 }
 
 /** Wires repositories into services. Routes and sockets only ever see what this returns. */
-export function createServices({ config, database, box, clock, version }: ServiceDeps) {
+export function createServices({
+  config,
+  database,
+  box,
+  clock,
+  version,
+  bus,
+  registry,
+  onError,
+}: ServiceDeps) {
   const repos = createRepositories(database.db);
   const files = new ProjectFiles(config.dataDir);
   const audit = auditService(repos.auditLog, clock);
   const limiter = new AttemptLimiter(config.rateLimit, clock);
+  const devices = devicesService({ repos, audit, bus, clock });
+  const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
+  const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
   return {
     audit,
     auth: authService({
@@ -38,9 +59,23 @@ export function createServices({ config, database, box, clock, version }: Servic
       sessionMaxAgeDays: config.sessionMaxAgeDays,
       version,
     }),
-    users: usersService({ repos, audit, files, clock }),
-    projects: projectsService({ repos, audit, files, clock }),
-    devices: devicesService({ repos, audit, clock }),
+    users: usersService({ repos, audit, bus, files, clock }),
+    projects: projectsService({ repos, audit, bus, files, clock }),
+    devices,
+    deviceLogs,
+    deviceState,
+    deviceLink: deviceLinkService({
+      repos,
+      registry,
+      bus,
+      logs: deviceLogs,
+      state: deviceState,
+      clock,
+      heartbeatSeconds: config.device.heartbeatSeconds,
+      commandTimeoutSeconds: config.device.commandTimeoutSeconds,
+      onError,
+    }),
+    watch: watchService({ devices, state: deviceState, bus }),
     envVars: envVarsService({ repos, box, audit, clock }),
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
   };

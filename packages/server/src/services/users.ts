@@ -1,20 +1,23 @@
 import type { Role, User } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
 import type { AuditService } from "./audit.ts";
 import type { Principal } from "./auth.ts";
+import { disconnectDeleted } from "./projects.ts";
 import { userView } from "./views.ts";
 
 /** Admin-only user management. A server always keeps at least one admin. */
 export function usersService(deps: {
-  repos: Pick<Repositories, "users" | "projects">;
+  repos: Pick<Repositories, "users" | "projects" | "devices">;
   audit: AuditService;
+  bus: EventBus;
   files: ProjectFiles;
   clock: Clock;
 }) {
-  const { repos, audit, files, clock } = deps;
+  const { repos, audit, bus, files, clock } = deps;
 
   function requireAdmin(principal: Principal) {
     if (principal.user.role !== "admin") throw new AppError("forbidden", "Only admins can manage users");
@@ -55,7 +58,11 @@ export function usersService(deps: {
       const user = await existing(userId);
       if (user.role === "admin" && (await repos.users.countAdmins()) <= 1) throw new AppError("last_admin");
       const projectIds = await repos.projects.idsOwnedBy(userId);
+      const devices = await Promise.all(
+        projectIds.map(async (id) => [id, await repos.devices.idsInProjects([id])] as const),
+      );
       await repos.users.delete(userId);
+      for (const [projectId, deviceIds] of devices) disconnectDeleted(bus, projectId, deviceIds);
       await Promise.all(projectIds.map((id) => files.remove(id)));
       await audit.record({
         actorId: principal.user.id,

@@ -1,0 +1,98 @@
+import { idPrefixes, type LogEntry } from "@sdk/protocol";
+import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Clock } from "../lib/clock.ts";
+import { newSortableId } from "../lib/ids.ts";
+import type { Repositories } from "../repositories/index.ts";
+import { type Principal, viewerOf } from "./auth.ts";
+import { iso } from "./views.ts";
+
+export interface DeviceRef {
+  projectId: string;
+  deviceId: string;
+}
+
+/** 404 unless the caller may see this device (in this project). */
+export async function requireVisibleDevice(
+  repos: Pick<Repositories, "devices">,
+  principal: Principal,
+  device: DeviceRef,
+): Promise<void> {
+  if (!(await repos.devices.find(viewerOf(principal), device.projectId, device.deviceId))) {
+    throw new AppError("not_found", "No such device");
+  }
+}
+
+const pruneEvery = 50;
+const maxMessageLength = 4096;
+
+/** Device logs: the device's own lines plus system entries, bounded per device by count and age. */
+export function deviceLogsService(deps: {
+  repos: Pick<Repositories, "deviceLogs" | "devices">;
+  bus: EventBus;
+  clock: Clock;
+  limits: { logMaxEntries: number; logMaxAgeDays: number };
+  onError: (error: unknown) => void;
+}) {
+  const { repos, bus, clock, limits, onError } = deps;
+  const sinceLastPrune = new Map<string, number>();
+
+  return {
+    /** Stores an entry and publishes it to watchers. Never throws: a log line must not break a connection. */
+    async append(
+      device: DeviceRef,
+      level: LogEntry["level"],
+      source: LogEntry["source"],
+      message: string,
+    ): Promise<void> {
+      const at = clock.now();
+      const text = message.length > maxMessageLength ? `${message.slice(0, maxMessageLength)}…` : message;
+      const row = {
+        id: newSortableId("log", at),
+        deviceId: device.deviceId,
+        at,
+        level,
+        source,
+        message: text,
+      };
+      try {
+        await repos.deviceLogs.insert(row);
+        const count = (sinceLastPrune.get(device.deviceId) ?? 0) + 1;
+        if (count >= pruneEvery) {
+          sinceLastPrune.delete(device.deviceId);
+          await repos.deviceLogs.pruneDevice(device.deviceId, limits.logMaxEntries);
+        } else {
+          sinceLastPrune.set(device.deviceId, count);
+        }
+      } catch (error) {
+        onError(error);
+      }
+      bus.publish({
+        kind: "log",
+        ...device,
+        entry: { id: row.id, at: iso(at), level, source, message: text },
+      });
+    },
+
+    async list(principal: Principal, device: DeviceRef, limit: number, before?: string): Promise<LogEntry[]> {
+      await requireVisibleDevice(repos, principal, device);
+      const rows = await repos.deviceLogs.list(
+        viewerOf(principal),
+        device.projectId,
+        device.deviceId,
+        limit,
+        before,
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        at: iso(r.at),
+        level: r.level,
+        source: r.source,
+        message: r.message,
+      }));
+    },
+
+    pruneByAge: () => repos.deviceLogs.pruneOlderThan(clock.now() - limits.logMaxAgeDays * 86_400_000),
+  };
+}
+export type DeviceLogsService = ReturnType<typeof deviceLogsService>;

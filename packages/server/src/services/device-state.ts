@@ -1,0 +1,102 @@
+import type { StateValue } from "@sdk/protocol";
+import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Clock } from "../lib/clock.ts";
+import { newSortableId } from "../lib/ids.ts";
+import type { Repositories } from "../repositories/index.ts";
+import { type Principal, viewerOf } from "./auth.ts";
+import { type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
+import { iso } from "./views.ts";
+
+export const stateLimits = { valueMaxBytes: 8192, entitiesPerDevice: 200 } as const;
+export const entityIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+const pruneEvery = 50;
+
+/** The latest value of each entity of a device, with a bounded history per entity. */
+export function deviceStateService(deps: {
+  repos: Pick<Repositories, "deviceState" | "devices">;
+  bus: EventBus;
+  clock: Clock;
+  limits: { stateHistoryMaxEntries: number };
+}) {
+  const { repos, bus, clock, limits } = deps;
+  const sinceLastPrune = new Map<string, number>();
+  const knownEntities = new Map<string, Set<string>>();
+
+  return {
+    /** Validates, stores and publishes a value. Throws `invalid_argument` for a bad id, size or count. */
+    async record(device: DeviceRef, entityId: string, value: unknown): Promise<void> {
+      if (!entityIdPattern.test(entityId)) {
+        throw new AppError(
+          "invalid_argument",
+          `entity_id must match ${entityIdPattern} (got ${JSON.stringify(entityId)})`,
+        );
+      }
+      const json = JSON.stringify(value ?? null);
+      if (json === undefined || Buffer.byteLength(json) > stateLimits.valueMaxBytes) {
+        throw new AppError(
+          "invalid_argument",
+          `the value of ${entityId} must be JSON of at most ${stateLimits.valueMaxBytes} bytes`,
+        );
+      }
+      let entities = knownEntities.get(device.deviceId);
+      if (!entities?.has(entityId)) {
+        const count = await repos.deviceState.countEntities(device.deviceId);
+        if (count >= stateLimits.entitiesPerDevice) {
+          throw new AppError(
+            "invalid_argument",
+            `a device can have at most ${stateLimits.entitiesPerDevice} state entities`,
+          );
+        }
+        entities ??= new Set();
+        entities.add(entityId);
+        knownEntities.set(device.deviceId, entities);
+      }
+      const at = clock.now();
+      await repos.deviceState.record({
+        historyId: newSortableId("sth", at),
+        deviceId: device.deviceId,
+        entityId,
+        value: json,
+        at,
+      });
+      const key = `${device.deviceId}\u0000${entityId}`;
+      const count = (sinceLastPrune.get(key) ?? 0) + 1;
+      if (count >= pruneEvery) {
+        sinceLastPrune.delete(key);
+        await repos.deviceState.pruneHistory(device.deviceId, entityId, limits.stateHistoryMaxEntries);
+      } else {
+        sinceLastPrune.set(key, count);
+      }
+      bus.publish({ kind: "state", ...device, at, entityId, value: JSON.parse(json) });
+    },
+
+    async latest(principal: Principal, device: DeviceRef): Promise<StateValue[]> {
+      await requireVisibleDevice(repos, principal, device);
+      const rows = await repos.deviceState.latest(viewerOf(principal), device.projectId, device.deviceId);
+      return rows.map((r) => ({
+        entityId: r.entityId,
+        value: JSON.parse(r.value),
+        updatedAt: iso(r.updatedAt),
+      }));
+    },
+
+    async history(principal: Principal, device: DeviceRef, entityId: string, limit: number, before?: string) {
+      await requireVisibleDevice(repos, principal, device);
+      const rows = await repos.deviceState.history(
+        viewerOf(principal),
+        device.projectId,
+        device.deviceId,
+        entityId,
+        limit,
+        before,
+      );
+      return rows.map((r) => ({ id: r.id, value: JSON.parse(r.value) as unknown, at: iso(r.at) }));
+    },
+
+    forget(deviceId: string): void {
+      knownEntities.delete(deviceId);
+    },
+  };
+}
+export type DeviceStateService = ReturnType<typeof deviceStateService>;

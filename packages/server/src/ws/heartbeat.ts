@@ -1,0 +1,55 @@
+import type { WebSocket } from "ws";
+
+interface Tracked {
+  alive: boolean;
+  missed: number;
+  onDead: () => void;
+}
+
+/**
+ * One timer pings every open socket each interval. A socket that misses two pongs in a row is
+ * terminated (its close handler then runs as for any other close). Any frame from the peer counts
+ * as a sign of life too.
+ */
+export class Heartbeat {
+  readonly #sockets = new Map<WebSocket, Tracked>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(intervalSeconds: number) {
+    this.#timer = setInterval(() => this.#tick(), intervalSeconds * 1000);
+    this.#timer.unref();
+  }
+
+  track(socket: WebSocket, onDead: () => void): void {
+    const entry: Tracked = { alive: true, missed: 0, onDead };
+    this.#sockets.set(socket, entry);
+    const alive = () => {
+      entry.alive = true;
+    };
+    socket.on("pong", alive);
+    socket.on("message", alive);
+    socket.once("close", () => this.#sockets.delete(socket));
+  }
+
+  #tick(): void {
+    for (const [socket, entry] of this.#sockets) {
+      entry.missed = entry.alive ? 0 : entry.missed + 1;
+      if (entry.missed >= 2) {
+        this.#sockets.delete(socket);
+        entry.onDead();
+        socket.terminate();
+        continue;
+      }
+      entry.alive = false;
+      try {
+        socket.ping();
+      } catch {
+        // the socket is closing; its close handler cleans up
+      }
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}

@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { parseCli, UsageError } from "../src/cli-args.ts";
+import { FakeServer, withTimeout } from "./helpers/fake-server.ts";
+
+const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const lines: ((text: string) => void)[] = [];
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    for (const l of lines) l(stdout);
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = withTimeout(
+    new Promise<Run>((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr }))),
+    15_000,
+    "sdk-sim to exit",
+  );
+  const output = (pattern: RegExp) =>
+    withTimeout(
+      new Promise<void>((resolve) => {
+        const check = (text: string) => {
+          if (pattern.test(text)) resolve();
+        };
+        lines.push(check);
+        check(stdout);
+      }),
+      10_000,
+      `output ${pattern}`,
+    );
+  return { child, exited, output };
+}
+
+function tempFile(t: { after(fn: () => void): void }, content: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-sim-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "credentials.json");
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+describe("argument parsing", () => {
+  const read = (files: Record<string, string>) => (p: string) => {
+    const content = files[p];
+    if (content === undefined) throw new Error("ENOENT: no such file");
+    return content;
+  };
+
+  test("single device and credentials file forms", () => {
+    assert.deepEqual(parseCli(["--server", "sdk.example.com", "--device", "d1", "--secret", "s"], read({})), {
+      kind: "run",
+      server: "sdk.example.com",
+      url: "wss://sdk.example.com/v1/device",
+      devices: [{ deviceId: "d1", secret: "s", board: "pico_w" }],
+      quiet: false,
+    });
+    const file = JSON.stringify([
+      { deviceId: "a", secret: "1" },
+      { deviceId: "b", secret: "2", board: "pico_w" },
+      { deviceId: "c", secret: "3" },
+    ]);
+    const parsed = parseCli(
+      ["--server", "h:1", "--credentials", "c.json", "--count", "2", "--board", "pico2_w", "--quiet"],
+      read({ "c.json": file }),
+    );
+    assert.equal(parsed.kind, "run");
+    if (parsed.kind !== "run") return;
+    assert.equal(parsed.url, "ws://h:1/v1/device");
+    assert.equal(parsed.quiet, true);
+    assert.deepEqual(parsed.devices, [
+      { deviceId: "a", secret: "1", board: "pico2_w" },
+      { deviceId: "b", secret: "2", board: "pico_w" },
+    ]);
+    assert.deepEqual(parseCli(["-h"], read({})), { kind: "help" });
+  });
+
+  test("usage errors", () => {
+    const files = read({ "bad.json": "{", "obj.json": "{}", "nosecret.json": '[{"deviceId":"a"}]' });
+    for (const args of [
+      [],
+      ["--device", "a", "--secret", "b"],
+      ["--server", "h:1"],
+      ["--server", "h:1", "--device", "a"],
+      ["--server", "h:1", "--device", "a", "--secret", "b", "--board", "pico3"],
+      ["--server", "h:1", "--device", "a", "--secret", "b", "--count", "2"],
+      ["--server", "h:1", "--device", "a", "--secret", "b", "--credentials", "x.json"],
+      ["--server", "h:1", "--credentials", "missing.json"],
+      ["--server", "h:1", "--credentials", "bad.json"],
+      ["--server", "h:1", "--credentials", "obj.json"],
+      ["--server", "h:1", "--credentials", "nosecret.json"],
+      ["--server", "h:1", "--credentials", "nosecret.json", "--count", "0"],
+      ["--server", "h:1", "--device", "a", "--secret", "b", "extra"],
+      ["--server", "h:1", "--device", "a", "--secret", "b", "--verbose"],
+    ]) {
+      assert.throws(() => parseCli(args, files), UsageError, args.join(" "));
+    }
+    assert.throws(
+      () =>
+        parseCli(
+          ["--server", "h:1", "--credentials", "two.json", "--count", "3"],
+          read({ "two.json": '[{"deviceId":"a","secret":"b"}]' }),
+        ),
+      /holds only 1 device/,
+    );
+  });
+});
+
+describe("sdk-sim", () => {
+  test("--help prints usage and exits 0", async () => {
+    const run = await start(["--help"]).exited;
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /Usage:/);
+    assert.match(run.stdout, /--credentials <file>/);
+  });
+
+  test("usage errors exit 2 with a hint", async () => {
+    const run = await start(["--server", "localhost:1"]).exited;
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--device and --secret, or --credentials/);
+    assert.match(run.stderr, /sdk-sim --help/);
+  });
+
+  test("runs devices from a credentials file, prints status and commands, closes on SIGTERM", async (t) => {
+    const server = await FakeServer.start({ credentials: { dev_a: "sa", dev_b: "sb", dev_c: "sc" } });
+    t.after(() => server.close());
+    const file = tempFile(
+      t,
+      JSON.stringify([
+        { deviceId: "dev_a", secret: "sa" },
+        { deviceId: "dev_b", secret: "wrong", board: "pico2_w" },
+        { deviceId: "dev_c", secret: "sc" },
+      ]),
+    );
+    const sim = start(["--server", server.address, "--credentials", file, "--count", "2"]);
+    t.after(() => sim.child.kill("SIGKILL"));
+    const conn = await server.nextConnection(10_000);
+    assert.equal(conn.deviceId, "dev_a");
+    await sim.output(/\[dev_a\] connected/);
+    await sim.output(/\[dev_b\] auth failed: Invalid device credentials/);
+    await conn.ok("gpio_write", { pin: "LED", value: 1 });
+    await sim.output(/\[dev_a\] ← gpio_write \{"pin":"LED","value":1\} → null/);
+
+    sim.child.kill("SIGTERM");
+    const run = await sim.exited;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((await conn.closed).code, 1000);
+    assert.ok(!server.attempts.some((a) => a.deviceId === "dev_c"), "--count 2 ran only the first two");
+  });
+
+  test("SIGINT also exits 0", async (t) => {
+    const server = await FakeServer.start({ credentials: { d: "s" } });
+    t.after(() => server.close());
+    const sim = start(["--server", server.address, "--device", "d", "--secret", "s", "--board", "pico2_w"]);
+    t.after(() => sim.child.kill("SIGKILL"));
+    const conn = await server.nextConnection(10_000);
+    assert.equal(conn.hello?.board, "pico2_w");
+    sim.child.kill("SIGINT");
+    assert.equal((await sim.exited).code, 0);
+    assert.equal((await conn.closed).code, 1000);
+  });
+});
