@@ -278,7 +278,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     }
 
     command(type: CommandType, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
-      const id = (nextCommandId = (nextCommandId % 2_000_000_000) + 1);
+      nextCommandId = (nextCommandId % 2_000_000_000) + 1;
+      const id = nextCommandId;
       const frame = JSON.stringify({ ...args, type, id });
       if (Buffer.byteLength(frame) > this.maxFrame) {
         throw new AppError(

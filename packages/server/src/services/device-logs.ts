@@ -1,4 +1,4 @@
-import { idPrefixes, type LogEntry } from "@sdk/protocol";
+import type { LogEntry } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
