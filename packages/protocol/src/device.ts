@@ -71,7 +71,9 @@ export const uartBauds = [
 const Gpio = z.number().int().min(0).max(29);
 const Pin = z.union([Gpio, z.literal(onboardLed)]);
 const Byte = z.number().int().min(0).max(255);
-const Bytes = z.array(Byte).max(16_384);
+/** Byte arrays travel as JSON arrays of numbers; 12,000 of them ("255,") still fit in one 64 KB frame. */
+export const maxBytesPerMessage = 12_000;
+const Bytes = z.array(Byte).max(maxBytesPerMessage);
 const CommandId = z
   .number()
   .int()
@@ -200,6 +202,15 @@ export const Hello = z.object({
     .max(maxFrameBytes - 1),
 });
 export type Hello = z.infer<typeof Hello>;
+
+/** Codes a device uses in an `error` reply to a command. Other codes are passed on as they are. */
+export const deviceErrorCodes = {
+  invalid_argument: "the arguments are wrong for this board (a pin it does not have, a bus not configured)",
+  unsupported: "the board cannot do this (for example the LED pin as an input)",
+  io_error: "the hardware did not respond (an I2C address that does not acknowledge)",
+  busy: "the device is busy and cannot take the command now",
+  malformed: "the frame could not be parsed",
+} as const;
 
 export const DeviceResult = z.object({
   type: z.literal("result"),

@@ -260,7 +260,7 @@ test("commands round-trip: result, device error, timeout, offline, invalid argum
     (e: any) => e.code === "invalid_argument" && /unknown command/.test(e.message),
   );
   await assert.rejects(
-    send("i2c_write", { bus: 0, address: 0x50, data: new Array(16000).fill(1) }),
+    send("i2c_write", { bus: 0, address: 0x50, data: new Array(6000).fill(100) }),
     (e: any) => /accepts at most 16384/.test(e.message),
   );
   const commands = dev.inbox.messages.filter((m) => m.id && m.type !== "error").map((m) => m.type);
