@@ -10,6 +10,7 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
   createDevice: { name: "intruder", board: "pico_w" },
   renameDevice: { name: "stolen" },
   setEnvVar: { value: "overwritten" },
+  sendDeviceCommand: { type: "gpio_write", args: { pin: 2, value: 1 } },
 };
 
 const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).filter(([, e]) =>
@@ -37,7 +38,7 @@ test("every project-scoped endpoint answers 404 to another user and changes noth
   });
   await bob.api.setEnvVar({ params: { projectId: project.id, name: "SECRET" }, body: { value: "bob only" } });
   const before = await snapshot(bob, project.id);
-  const params = { projectId: project.id, deviceId: device.id, name: "SECRET" };
+  const params = { projectId: project.id, deviceId: device.id, name: "SECRET", entityId: "temperature" };
 
   for (const [name, spec] of projectScoped) {
     if (spec.body) assert.ok(name in sampleBodies, `isolation test needs a sample body for ${name}`);
