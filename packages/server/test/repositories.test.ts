@@ -974,6 +974,143 @@ function repositorySuite(name: string, open: Open): void {
         { id: "probe", checkedAt: T0 + MINUTE },
       ]);
     });
+
+    // ── device link: presence, logs, state ─────────────────────────────────────────────────────────
+
+    test("devices: auth lookup, presence, mark all offline, ids in projects", async (t) => {
+      const c = await setup(t);
+      if (!c) return;
+      const { aliceProject, bobProject, asAlice } = await tenants(c);
+      const a = await c.device(aliceProject.id, { secretHash: "hash-a" });
+      const b = await c.device(bobProject.id);
+      assert.deepEqual(await c.repos.devices.findForAuth(a.id), {
+        id: a.id,
+        projectId: aliceProject.id,
+        board: "pico_w",
+        secretHash: "hash-a",
+      });
+      assert.equal(await c.repos.devices.findForAuth("dev_missing"), undefined);
+      await c.repos.devices.setPresence(a.id, {
+        status: "online",
+        lastSeenAt: T0 + HOUR,
+        firmwareVersion: "1.2.3",
+      });
+      await c.repos.devices.setPresence(b.id, { status: "online", lastSeenAt: T0 + HOUR });
+      const seen = await c.repos.devices.find(asAlice, aliceProject.id, a.id);
+      assert.equal(seen?.status, "online");
+      assert.equal(seen?.lastSeenAt, T0 + HOUR);
+      assert.equal(seen?.firmwareVersion, "1.2.3");
+      await c.repos.devices.markAllOffline();
+      assert.equal((await c.repos.devices.find(asAlice, aliceProject.id, a.id))?.status, "offline");
+      assert.equal(
+        (await c.repos.devices.find(asAlice, aliceProject.id, a.id))?.lastSeenAt,
+        T0 + HOUR,
+        "last seen is kept",
+      );
+      assert.deepEqual(
+        (await c.repos.devices.idsInProjects([aliceProject.id, bobProject.id])).sort(),
+        [a.id, b.id].sort(),
+      );
+      assert.deepEqual(await c.repos.devices.idsInProjects([]), []);
+    });
+
+    test("device logs: newest first with paging, visibility, pruning by count and by age", async (t) => {
+      const c = await setup(t);
+      if (!c) return;
+      const { aliceProject, asAlice, asBob, asRoot } = await tenants(c);
+      const d = await c.device(aliceProject.id);
+      for (let i = 0; i < 10; i++) {
+        await c.repos.deviceLogs.insert({
+          id: `log_${String(i).padStart(3, "0")}`,
+          deviceId: d.id,
+          at: T0 + i * HOUR,
+          level: "info",
+          source: "device",
+          message: `line ${i}`,
+        });
+      }
+      const page = await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 3);
+      assert.deepEqual(
+        page.map((r) => r.message),
+        ["line 9", "line 8", "line 7"],
+      );
+      assert.equal(typeof page[0]!.at, "number");
+      assert.deepEqual(
+        (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 3, page[2]!.id)).map((r) => r.message),
+        ["line 6", "line 5", "line 4"],
+      );
+      assert.deepEqual(
+        await c.repos.deviceLogs.list(asBob, aliceProject.id, d.id, 10),
+        [],
+        "invisible to another member",
+      );
+      assert.equal(
+        (await c.repos.deviceLogs.list(asRoot, aliceProject.id, d.id, 10)).length,
+        10,
+        "admins see it",
+      );
+      await c.repos.deviceLogs.pruneDevice(d.id, 6);
+      assert.deepEqual(
+        (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 100)).map((r) => r.message),
+        ["line 9", "line 8", "line 7", "line 6", "line 5", "line 4"],
+      );
+      await c.repos.deviceLogs.pruneOlderThan(T0 + 7 * HOUR);
+      assert.deepEqual(
+        (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 100)).map((r) => r.message),
+        ["line 9", "line 8", "line 7"],
+      );
+    });
+
+    test("device state: latest value per entity, history newest first, pruning, visibility", async (t) => {
+      const c = await setup(t);
+      if (!c) return;
+      const { aliceProject, asAlice, asBob } = await tenants(c);
+      const d = await c.device(aliceProject.id);
+      for (let i = 0; i < 5; i++) {
+        await c.repos.deviceState.record({
+          historyId: `sth_${i}`,
+          deviceId: d.id,
+          entityId: "temp",
+          value: String(20 + i),
+          at: T0 + i,
+        });
+      }
+      await c.repos.deviceState.record({
+        historyId: "sth_x",
+        deviceId: d.id,
+        entityId: "door",
+        value: '{"open":true}',
+        at: T0 + 9,
+      });
+      assert.deepEqual(await c.repos.deviceState.latest(asAlice, aliceProject.id, d.id), [
+        { entityId: "door", value: '{"open":true}', updatedAt: T0 + 9 },
+        { entityId: "temp", value: "24", updatedAt: T0 + 4 },
+      ]);
+      assert.equal(await c.repos.deviceState.countEntities(d.id), 2);
+      assert.deepEqual(await c.repos.deviceState.latest(asBob, aliceProject.id, d.id), []);
+      const history = await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 2);
+      assert.deepEqual(
+        history.map((h) => h.value),
+        ["24", "23"],
+      );
+      assert.deepEqual(
+        (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 10, history[1]!.id)).map(
+          (h) => h.value,
+        ),
+        ["22", "21", "20"],
+      );
+      assert.deepEqual(await c.repos.deviceState.history(asBob, aliceProject.id, d.id, "temp", 10), []);
+      await c.repos.deviceState.pruneHistory(d.id, "temp", 2);
+      assert.deepEqual(
+        (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 10)).map((h) => h.value),
+        ["24", "23"],
+      );
+      assert.equal(
+        (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "door", 10)).length,
+        1,
+        "other entities keep theirs",
+      );
+    });
   });
 }
 
