@@ -1,8 +1,16 @@
 // Globals a device script can use inside the sandbox. There is no DOM and no Node: only these,
 // plus the standard JavaScript built-ins. The build type-checks scripts against this file.
 
-declare function setTimeout(callback: (...args: never[]) => unknown, delayMs?: number, ...args: unknown[]): number;
-declare function setInterval(callback: (...args: never[]) => unknown, delayMs?: number, ...args: unknown[]): number;
+declare function setTimeout(
+  callback: (...args: never[]) => unknown,
+  delayMs?: number,
+  ...args: unknown[]
+): number;
+declare function setInterval(
+  callback: (...args: never[]) => unknown,
+  delayMs?: number,
+  ...args: unknown[]
+): number;
 declare function clearTimeout(id: number | undefined): void;
 declare function clearInterval(id: number | undefined): void;
 

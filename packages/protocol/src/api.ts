@@ -168,6 +168,67 @@ export const CommandOutcome = z.object({
   value: z.unknown().describe("The device's result; null for commands without one"),
 });
 
+export const EntityConfigSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, _ . or -"),
+  kind: z.enum(["sensor", "switch", "light"]),
+  name: z.string().min(1).max(100),
+  unit: z.string().max(64).optional(),
+  deviceClass: z.string().max(64).optional(),
+  icon: z.string().max(64).optional(),
+  stateClass: z.enum(["measurement", "total", "total_increasing"]).optional(),
+});
+export type EntityConfigSchema = z.infer<typeof EntityConfigSchema>;
+
+export const DeploymentManifest = z.object({
+  board: Board,
+  entry: z.string().max(256).optional(),
+  project: z.string().nullable().optional(),
+  entities: z.array(EntityConfigSchema).max(200).default([]),
+  libraryVersion: z.string().max(32),
+  sha256: z.string().optional(),
+});
+export type DeploymentManifest = z.infer<typeof DeploymentManifest>;
+
+export const deploymentLimits = {
+  bundleMaxBytes: 2 * 1024 * 1024,
+  sourceMapMaxBytes: 6 * 1024 * 1024,
+} as const;
+
+export const CreateDeploymentBody = z.object({
+  bundle: z
+    .string()
+    .min(1)
+    .refine((b) => utf8.encode(b).length <= deploymentLimits.bundleMaxBytes, "must be at most 2 MB"),
+  sourceMap: z
+    .string()
+    .refine((m) => utf8.encode(m).length <= deploymentLimits.sourceMapMaxBytes, "must be at most 6 MB")
+    .optional(),
+  manifest: DeploymentManifest,
+});
+
+export const DeploymentStatus = z.enum(["pending", "active", "inactive", "failed"]);
+export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
+
+export const Deployment = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  version: z.number().int(),
+  status: DeploymentStatus,
+  sha256: z.string(),
+  manifest: DeploymentManifest,
+  error: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: Timestamp,
+  activatedAt: Timestamp.nullable(),
+});
+export type Deployment = z.infer<typeof Deployment>;
+
+export const SendMessageBody = z
+  .object({ type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "must be lower_snake_case") })
+  .catchall(z.unknown())
+  .describe("A message for the script's onMessage: an object with a lower_snake_case type and any fields");
+export const MessageOutcome = z.object({ delivered: z.boolean() });
+
 // ---------------------------------------------------------------- the endpoint table
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -184,6 +245,8 @@ export interface Endpoint {
   result: z.ZodType;
   /** HTTP status of a success; 200 unless stated. */
   status?: number;
+  /** Largest request body in bytes, when not the default 1 MiB. */
+  bodyLimit?: number;
 }
 
 const ok = z.object({ ok: z.literal(true) });
@@ -435,6 +498,53 @@ export const endpoints = {
     access: "user",
     body: SendCommandBody,
     result: CommandOutcome,
+  }),
+  listDeployments: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/deployments",
+    summary: "The project's deployments, newest first",
+    access: "user",
+    result: z.array(Deployment),
+  }),
+  createDeployment: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/deployments",
+    summary:
+      "Upload a built bundle; it goes live if it loads, else it is `failed` and the previous one stays",
+    access: "user",
+    body: CreateDeploymentBody,
+    result: Deployment,
+    status: 201,
+    bodyLimit: 2 * (deploymentLimits.bundleMaxBytes + deploymentLimits.sourceMapMaxBytes),
+  }),
+  getDeployment: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/deployments/:deploymentId",
+    summary: "One deployment",
+    access: "user",
+    result: Deployment,
+  }),
+  activateDeployment: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/deployments/:deploymentId/activate",
+    summary: "Make an earlier deployment live again (rollback)",
+    access: "user",
+    result: Deployment,
+  }),
+  listEntities: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/entities",
+    summary: "The Home Assistant entities declared by the live deployment",
+    access: "user",
+    result: z.array(EntityConfigSchema),
+  }),
+  sendDeviceMessage: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/devices/:deviceId/messages",
+    summary: "Send a message to the device's script (it arrives in onMessage)",
+    access: "user",
+    body: SendMessageBody,
+    result: MessageOutcome,
   }),
 } as const satisfies Record<string, Endpoint>;
 

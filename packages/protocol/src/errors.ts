@@ -69,6 +69,12 @@ export const errorCatalog = {
     message: "The last admin cannot be removed or demoted",
     description: "Every server keeps at least one admin account. Promote another user to admin first.",
   },
+  no_script: {
+    status: 409,
+    message: "No script is running for this device",
+    description:
+      "The project has no live deployment, or its scripts were stopped after repeated failures. Deploy a script (`sdk deploy`) or roll back to a working deployment.",
+  },
   gone: {
     status: 410,
     message: "This endpoint has been removed",

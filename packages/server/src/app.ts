@@ -15,6 +15,7 @@ import { RequestLog } from "./http/request-log.ts";
 import { route } from "./http/route.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { authRoutes } from "./http/routes/auth.ts";
+import { deploymentRoutes } from "./http/routes/deployments.ts";
 import { deviceDataRoutes } from "./http/routes/device-data.ts";
 import { deviceRoutes } from "./http/routes/devices.ts";
 import { docsRoutes } from "./http/routes/docs.ts";
@@ -94,6 +95,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     onError,
   });
   await services.deviceLink.markAllOffline();
+  await services.deployments.recoverInterrupted();
 
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -124,6 +126,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     deviceRoutes,
     deviceDataRoutes,
     envVarRoutes,
+    deploymentRoutes,
   ]) {
     registrar(bound, services, config);
   }
@@ -160,6 +163,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       closing ??= (async () => {
         clearInterval(sweep);
         heartbeat.stop();
+        services.scripts.stop();
         services.deviceLink.shutDown();
         await app.close();
         await database.close();

@@ -25,6 +25,12 @@ export interface Config {
     logMaxAgeDays: number;
     stateHistoryMaxEntries: number;
   };
+  scripts: {
+    /** Deadline of every entry into a script (handler, timer, promise jobs). */
+    timeoutMs: number;
+    /** Memory cap of one project's scripts. */
+    memoryLimitMb: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -112,6 +118,10 @@ export function loadConfig(
       logMaxEntries: integer(env, "DEVICE_LOG_MAX_ENTRIES", 1000, 10, 1_000_000),
       logMaxAgeDays: integer(env, "DEVICE_LOG_MAX_AGE_DAYS", 7, 1, 3650),
       stateHistoryMaxEntries: integer(env, "STATE_HISTORY_MAX_ENTRIES", 500, 1, 100_000),
+    },
+    scripts: {
+      timeoutMs: integer(env, "SCRIPT_TIMEOUT_MS", 100, 5, 60_000),
+      memoryLimitMb: integer(env, "SCRIPT_MEMORY_LIMIT_MB", 64, 8, 2048),
     },
   };
 }

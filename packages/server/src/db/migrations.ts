@@ -122,6 +122,24 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0003_deployments": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("deployments")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("projectId", "text", (c) => c.notNull().references("projects.id").onDelete("cascade"))
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("sha256", "text", (c) => c.notNull())
+        .addColumn("manifest", "text", (c) => c.notNull())
+        .addColumn("error", "text")
+        .addColumn("createdBy", "text")
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addColumn("activatedAt", "bigint")
+        .addUniqueConstraint("deploymentsProjectVersion", ["projectId", "version"])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

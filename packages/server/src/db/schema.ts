@@ -100,6 +100,21 @@ export interface DeviceStateHistoryTable {
   at: Millis;
 }
 
+export interface DeploymentsTable {
+  /** Sortable by time. */
+  id: string;
+  projectId: string;
+  version: number;
+  status: "pending" | "active" | "inactive" | "failed";
+  sha256: string;
+  /** JSON: board, entities, library version. */
+  manifest: string;
+  error: string | null;
+  createdBy: string | null;
+  createdAt: Millis;
+  activatedAt: Millis | null;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -112,4 +127,5 @@ export interface DB {
   deviceLogs: DeviceLogsTable;
   deviceState: DeviceStateTable;
   deviceStateHistory: DeviceStateHistoryTable;
+  deployments: DeploymentsTable;
 }

@@ -78,6 +78,7 @@ export function route<N extends EndpointName>(
   app.route({
     method: spec.method,
     url: spec.path,
+    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     handler: async (request, reply) => {
       const principal = spec.access === "public" ? null : await authenticate(request, services.auth);
       if (spec.access === "admin" && principal?.user.role !== "admin") {

@@ -14,6 +14,13 @@ export function envVarsRepository(db: Kysely<DB>) {
           .where("projectId", "in", visibleProjectIds(db, viewer))
           .execute()
       ).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    /** For the script host: every env var of a project, to hand to its running scripts. */
+    listForScripts: (projectId: string) =>
+      db
+        .selectFrom("envVars")
+        .select(["name", "valueEncrypted"])
+        .where("projectId", "=", projectId)
+        .execute(),
     count: async (projectId: string) =>
       Number(
         (

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { apiTokensRepository } from "./api-tokens.ts";
 import { auditLogRepository } from "./audit-log.ts";
+import { deploymentsRepository } from "./deployments.ts";
 import { deviceLogsRepository } from "./device-logs.ts";
 import { deviceStateRepository } from "./device-state.ts";
 import { devicesRepository } from "./devices.ts";
@@ -25,6 +26,7 @@ export function createRepositories(db: Kysely<DB>) {
     readiness: readinessRepository(db),
     deviceLogs: deviceLogsRepository(db),
     deviceState: deviceStateRepository(db),
+    deployments: deploymentsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

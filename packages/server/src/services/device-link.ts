@@ -384,6 +384,19 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       return this.command(device, type, args);
     },
 
+    /** A raw typed message for the device (scripts' `DEVICE.send`); nothing waits for an answer. */
+    sendRaw(device: DeviceRef, message: Record<string, unknown>): void {
+      const connection = registry.get(device.deviceId);
+      if (!connection || connection.projectId !== device.projectId) throw new AppError("device_offline");
+      if (Buffer.byteLength(JSON.stringify(message)) > connection.maxFrame) {
+        throw new AppError(
+          "invalid_argument",
+          `the message is larger than this device accepts (${connection.maxFrame} bytes)`,
+        );
+      }
+      connection.send(message);
+    },
+
     onMessage(listener: DeviceMessageListener): () => void {
       messageListeners.add(listener);
       return () => messageListeners.delete(listener);

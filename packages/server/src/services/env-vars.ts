@@ -17,6 +17,10 @@ export function envVarsService(deps: {
 }) {
   const { repos, box, audit, clock } = deps;
   const context = (projectId: string, name: string) => `env:${projectId}:${name}`;
+  const listeners = new Set<(projectId: string) => void>();
+  const changed = (projectId: string) => {
+    for (const listener of listeners) listener(projectId);
+  };
 
   function decrypt(projectId: string, name: string, sealed: string): string {
     try {
@@ -44,6 +48,18 @@ export function envVarsService(deps: {
       }));
     },
 
+    /** For the script host: name → value of every env var of a project. */
+    async forScripts(projectId: string): Promise<Record<string, string>> {
+      const rows = await repos.envVars.listForScripts(projectId);
+      return Object.fromEntries(rows.map((r) => [r.name, decrypt(projectId, r.name, r.valueEncrypted)]));
+    },
+
+    /** Called after any change to a project's env vars. */
+    onChange(listener: (projectId: string) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
     async set(principal: Principal, projectId: string, name: string, value: string): Promise<EnvVar> {
       await visibleProject(principal, projectId);
       if (
@@ -62,6 +78,7 @@ export function envVarsService(deps: {
         valueEncrypted: box.seal(value, context(projectId, name)),
         updatedAt,
       });
+      changed(projectId);
       await audit.record({ actorId: principal.user.id, action: "env.set", projectId, detail: { name } });
       return { name, value, updatedAt: iso(updatedAt) };
     },
@@ -71,6 +88,7 @@ export function envVarsService(deps: {
       if (!(await repos.envVars.delete(viewerOf(principal), projectId, name))) {
         throw new AppError("not_found", `No environment variable named ${name}`);
       }
+      changed(projectId);
       await audit.record({ actorId: principal.user.id, action: "env.unset", projectId, detail: { name } });
     },
   };

@@ -8,6 +8,7 @@ import { createRepositories } from "../repositories/index.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
 import { auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
+import { deploymentsService } from "./deployments.ts";
 import { deviceLinkService } from "./device-link.ts";
 import { deviceLogsService } from "./device-logs.ts";
 import { deviceStateService } from "./device-state.ts";
@@ -16,6 +17,7 @@ import { envVarsService } from "./env-vars.ts";
 import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
+import { scriptHostService } from "./script-host.ts";
 import { usersService } from "./users.ts";
 import { watchService } from "./watch.ts";
 
@@ -48,6 +50,28 @@ export function createServices({
   const devices = devicesService({ repos, audit, bus, clock });
   const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
   const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
+  const deviceLink = deviceLinkService({
+    repos,
+    registry,
+    bus,
+    logs: deviceLogs,
+    state: deviceState,
+    clock,
+    heartbeatSeconds: config.device.heartbeatSeconds,
+    commandTimeoutSeconds: config.device.commandTimeoutSeconds,
+    onError,
+  });
+  const envVars = envVarsService({ repos, box, audit, clock });
+  const scripts = scriptHostService({
+    repos,
+    files,
+    link: deviceLink,
+    logs: deviceLogs,
+    state: deviceState,
+    env: envVars,
+    limits: config.scripts,
+    onError,
+  });
   return {
     audit,
     auth: authService({
@@ -64,19 +88,11 @@ export function createServices({
     devices,
     deviceLogs,
     deviceState,
-    deviceLink: deviceLinkService({
-      repos,
-      registry,
-      bus,
-      logs: deviceLogs,
-      state: deviceState,
-      clock,
-      heartbeatSeconds: config.device.heartbeatSeconds,
-      commandTimeoutSeconds: config.device.commandTimeoutSeconds,
-      onError,
-    }),
+    deviceLink,
+    scripts,
+    deployments: deploymentsService({ repos, files, scripts, audit, clock }),
     watch: watchService({ devices, state: deviceState, bus }),
-    envVars: envVarsService({ repos, box, audit, clock }),
+    envVars,
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
   };
 }

@@ -1,0 +1,27 @@
+import type { RouteRegistrar } from "./registrar.ts";
+
+export const deploymentRoutes: RouteRegistrar = (route, services) => {
+  route("listDeployments", ({ principal, params }) =>
+    services.deployments.list(principal, params.projectId!),
+  );
+  route("createDeployment", ({ principal, params, body }) =>
+    services.deployments.create(principal, params.projectId!, body),
+  );
+  route("getDeployment", ({ principal, params }) =>
+    services.deployments.get(principal, params.projectId!, params.deploymentId!),
+  );
+  route("activateDeployment", ({ principal, params }) =>
+    services.deployments.activate(principal, params.projectId!, params.deploymentId!),
+  );
+  route("listEntities", ({ principal, params }) =>
+    services.deployments.entities(principal, params.projectId!),
+  );
+  route("sendDeviceMessage", async ({ principal, params, body }) => {
+    await services.scripts.deliverAs(
+      principal,
+      { projectId: params.projectId!, deviceId: params.deviceId! },
+      body,
+    );
+    return { delivered: true };
+  });
+};
