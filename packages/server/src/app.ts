@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import fastifyCookie from "@fastify/cookie";
 import fastifyWebsocket from "@fastify/websocket";
-import { maxFrameBytes } from "@sdk/protocol";
+import { maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
@@ -105,7 +105,11 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   });
   await app.register(fastifyCookie);
   await app.register(fastifyWebsocket, {
-    options: { maxPayload: maxFrameBytes - 1 },
+    options: {
+      maxPayload: maxFrameBytes - 1,
+      // Watchers offer ["sdk.v1", "bearer.<token>"]: choose sdk.v1, never echo the token back.
+      handleProtocols: (offered: Set<string>) => (offered.has(watchSubprotocol) ? watchSubprotocol : false),
+    },
     // Socket errors (an oversized frame, a peer that vanished) are the sockets' own business.
     errorHandler: (error, socket, request) => {
       if ((error as { code?: string }).code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
@@ -134,7 +138,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   docsRoutes(app, options.docsDir ?? defaultDocsDir, serverVersion);
   const heartbeat = new Heartbeat(config.device.heartbeatSeconds);
   deviceSocket(app, services, heartbeat);
-  watchSocket(app, services, heartbeat);
+  watchSocket(app, services, heartbeat, config.publicUrl);
 
   const sweep = setInterval(() => {
     services.auth
@@ -165,6 +169,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         heartbeat.stop();
         services.scripts.stop();
         services.deviceLink.shutDown();
+        for (const client of app.websocketServer.clients) client.close(1001, "server shutting down");
         await app.close();
         await database.close();
       })();

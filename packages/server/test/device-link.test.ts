@@ -113,7 +113,16 @@ test("garbage gets error replies and log entries; a device that keeps at it is d
   const logs = await s.client.api.listDeviceLogs({ params: s.ids, query: { limit: 50 } });
   assert.ok(logs.filter((l) => l.message.startsWith("protocol error")).length >= cases.length);
 
-  // the device is still fine, and custom events are accepted
+  // ids are echoed only when they are real command ids
+  const beforeOdd = dev.inbox.messages.length;
+  dev.send({ type: "result", id: 1.5 });
+  const odd = await dev.inbox.next((m) => dev.inbox.messages.indexOf(m) >= beforeOdd && m.type === "error");
+  assert.equal(odd.id, undefined);
+
+  // the device is still fine, and custom events are accepted (even ones named like Object's properties)
+  const routed: string[] = [];
+  t.after(s.server.services.deviceLink.onMessage((_d, m) => routed.push(m.type)));
+  dev.send({ type: "constructor" });
   dev.send({ type: "button_pressed", count: 1 });
   dev.send({ type: "log", level: "info", message: "still here" });
   await waitUntil(

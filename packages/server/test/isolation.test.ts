@@ -11,6 +11,11 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
   renameDevice: { name: "stolen" },
   setEnvVar: { value: "overwritten" },
   sendDeviceCommand: { type: "gpio_write", args: { pin: 2, value: 1 } },
+  sendDeviceMessage: { type: "hello" },
+  createDeployment: {
+    bundle: "export default {}",
+    manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
+  },
 };
 
 const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).filter(([, e]) =>
@@ -20,6 +25,7 @@ const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).
 async function snapshot(client: SdkClient, projectId: string) {
   return {
     project: await client.api.getProject({ params: { projectId } }),
+    deployments: await client.api.listDeployments({ params: { projectId } }),
     devices: await client.api.listDevices({ params: { projectId } }),
     env: await client.api.listEnvVars({ params: { projectId } }),
   };
@@ -37,8 +43,21 @@ test("every project-scoped endpoint answers 404 to another user and changes noth
     body: { name: "d", board: "pico_w" },
   });
   await bob.api.setEnvVar({ params: { projectId: project.id, name: "SECRET" }, body: { value: "bob only" } });
+  const deployment = await bob.api.createDeployment({
+    params: { projectId: project.id },
+    body: {
+      bundle: "export default 1",
+      manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
+    },
+  });
   const before = await snapshot(bob, project.id);
-  const params = { projectId: project.id, deviceId: device.id, name: "SECRET", entityId: "temperature" };
+  const params = {
+    projectId: project.id,
+    deviceId: device.id,
+    name: "SECRET",
+    entityId: "temperature",
+    deploymentId: deployment.id,
+  };
 
   for (const [name, spec] of projectScoped) {
     if (spec.body) assert.ok(name in sampleBodies, `isolation test needs a sample body for ${name}`);

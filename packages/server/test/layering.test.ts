@@ -17,9 +17,9 @@ function sourceFiles(dir: string): string[] {
 
 function imports(file: string): string[] {
   const text = fs.readFileSync(path.join(root, file), "utf8");
-  return [
-    ...text.matchAll(/(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
-  ].map((m) => (m[1] ?? m[2])!);
+  // Statements at the start of a line only: examples inside doc comments are not imports.
+  const statements = /^(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm;
+  return [...text.matchAll(statements)].map((m) => (m[1] ?? m[2])!);
 }
 
 /** Resolves a relative import to a repo path, so "../repositories/x.ts" is seen for what it is. */
@@ -76,7 +76,10 @@ test("protocol imports nothing of ours; client imports only protocol; device imp
   );
   for (const pkg of ["client", "device"]) {
     assert.deepEqual(
-      violations(sourceFiles(`packages/${pkg}/src`), (t) => outside(pkg)(t) && t !== "@sdk/protocol"),
+      violations(
+        sourceFiles(`packages/${pkg}/src`),
+        (t) => outside(pkg)(t) && !/^@sdk\/protocol(\/|$)/.test(t),
+      ),
       [],
       pkg,
     );

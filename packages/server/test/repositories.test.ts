@@ -21,6 +21,18 @@ type Open = (t: TestContext) => Promise<Database | null>;
 const expectedSchema: Record<string, string[]> = {
   api_tokens: ["id", "user_id", "name", "token_hash", "created_at", "last_used_at"],
   audit_log: ["id", "at", "actor_id", "action", "project_id", "target_id", "detail"],
+  deployments: [
+    "id",
+    "project_id",
+    "version",
+    "status",
+    "sha256",
+    "manifest",
+    "error",
+    "created_by",
+    "created_at",
+    "activated_at",
+  ],
   device_logs: ["id", "device_id", "at", "level", "source", "message"],
   device_state: ["device_id", "entity_id", "value", "updated_at"],
   device_state_history: ["id", "device_id", "entity_id", "value", "at"],

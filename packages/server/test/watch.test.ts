@@ -132,6 +132,11 @@ test("watch: browsers authenticate with the session cookie (same origin only) or
   });
   assert.equal(viaProtocol.ws.protocol, "sdk.v1", "the token is never echoed back as the chosen protocol");
   await viaProtocol.inbox.type("snapshot");
+  const reversed = await openSocket(t, wsUrl(s.url, s.path), {
+    protocols: [`bearer.${s.bob.client.token}`, "sdk.v1"],
+  });
+  assert.equal(reversed.ws.protocol, "sdk.v1", "whatever the order offered");
+  await reversed.inbox.type("snapshot");
   await assert.rejects(
     openSocket(t, wsUrl(s.url, s.path), { protocols: ["sdk.v1", "bearer.sdk_wrong"] }),
     (e: any) => e.status === 401,

@@ -16,14 +16,17 @@ export function checkCrossSite(request: FastifyRequest, publicUrl: string | null
     throw new AppError("cross_site_request");
   }
   const origin = request.headers.origin;
-  if (origin === undefined) return;
+  if (origin !== undefined && !isOwnOrigin(request, publicUrl, origin))
+    throw new AppError("cross_site_request");
+}
+
+/** True when `origin` is this server: the host the request was sent to, or PUBLIC_URL's. */
+export function isOwnOrigin(request: FastifyRequest, publicUrl: string | null, origin: string): boolean {
   let host: string;
   try {
     host = new URL(origin).host;
   } catch {
-    throw new AppError("cross_site_request");
+    return false;
   }
-  const allowed = [request.host];
-  if (publicUrl) allowed.push(new URL(publicUrl).host);
-  if (!allowed.includes(host)) throw new AppError("cross_site_request");
+  return host === request.host || (publicUrl !== null && host === new URL(publicUrl).host);
 }

@@ -151,16 +151,17 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         return this.#reject("malformed", "a frame must be a JSON object");
       }
       const type = (message as { type?: unknown }).type;
-      const id =
-        typeof (message as { id?: unknown }).id === "number" ? (message as { id: number }).id : undefined;
+      const rawId = (message as { id?: unknown }).id;
+      const id = Number.isSafeInteger(rawId) && (rawId as number) > 0 ? (rawId as number) : undefined;
       if (typeof type !== "string") return this.#reject("malformed", "a frame must have a string `type`", id);
-      if (reservedTypes.has(type) || (!(type in deviceMessageSchemas) && !customTypePattern.test(type))) {
+      const known = Object.hasOwn(deviceMessageSchemas, type);
+      if (reservedTypes.has(type) || (!known && !customTypePattern.test(type))) {
         return this.#reject("unknown_type", `unknown message type ${JSON.stringify(type.slice(0, 64))}`, id);
       }
       if (!this.#helloDone && type !== "hello") return this.#reject("not_ready", "send hello first", id);
 
+      if (!known) return this.#route(message as { type: string } & Record<string, unknown>);
       const schema = deviceMessageSchemas[type as keyof typeof deviceMessageSchemas];
-      if (!schema) return this.#route(message as { type: string } & Record<string, unknown>);
       const parsed = schema.safeParse(message);
       if (!parsed.success)
         return this.#reject("invalid_message", `${type}: ${describeIssues(parsed.error)}`, id);
@@ -179,7 +180,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
           try {
             await state.record(this.#auth, msg.entityId, msg.value);
           } catch (error) {
-            if (error instanceof AppError) return this.#reject("invalid_message", error.message);
+            if (error instanceof AppError) return this.#reject("invalid_message", error.message, id);
             throw error;
           }
           return;
@@ -359,7 +360,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
 
     /** Sends a command to a connected device and resolves with its result. */
     async command(device: DeviceRef, type: string, args: Record<string, unknown>): Promise<unknown> {
-      if (!(type in commandSchemas)) {
+      if (!Object.hasOwn(commandSchemas, type)) {
         throw new AppError(
           "invalid_argument",
           `unknown command ${JSON.stringify(type)}; commands: ${commandTypes.join(", ")}`,

@@ -5,6 +5,7 @@ import type { WebSocket } from "ws";
 import { AppError } from "../errors.ts";
 import type { DeviceEvent } from "../events/bus.ts";
 import { authenticate } from "../http/authenticate.ts";
+import { isOwnOrigin } from "../http/cross-site.ts";
 import type { Principal } from "../services/auth.ts";
 import type { Services } from "../services/index.ts";
 import type { Heartbeat } from "./heartbeat.ts";
@@ -28,7 +29,11 @@ function subprotocolToken(request: FastifyRequest): string | undefined {
   return offered.find((p) => p.startsWith(bearerSubprotocolPrefix))?.slice(bearerSubprotocolPrefix.length);
 }
 
-async function authenticateWatcher(request: FastifyRequest, services: Services): Promise<Principal> {
+async function authenticateWatcher(
+  request: FastifyRequest,
+  services: Services,
+  publicUrl: string | null,
+): Promise<Principal> {
   const token = subprotocolToken(request);
   if (token && request.headers.authorization === undefined) {
     const principal = await services.auth.authenticateToken(token);
@@ -38,12 +43,8 @@ async function authenticateWatcher(request: FastifyRequest, services: Services):
   const principal = await authenticate(request, services.auth);
   // A browser sends the session cookie with a WebSocket from any site: accept only our own pages.
   const origin = request.headers.origin;
-  if (principal.via === "session" && origin !== undefined) {
-    let host = "";
-    try {
-      host = new URL(origin).host;
-    } catch {}
-    if (host !== request.host) throw new AppError("cross_site_request");
+  if (principal.via === "session" && origin !== undefined && !isOwnOrigin(request, publicUrl, origin)) {
+    throw new AppError("cross_site_request");
   }
   return principal;
 }
@@ -74,13 +75,18 @@ function toWatchEvent(event: DeviceEvent): Unsequenced | undefined {
 }
 
 /** The watch WebSocket: a snapshot, then the device's live status, log and state events. */
-export function watchSocket(app: FastifyInstance, services: Services, heartbeat: Heartbeat): void {
+export function watchSocket(
+  app: FastifyInstance,
+  services: Services,
+  heartbeat: Heartbeat,
+  publicUrl: string | null,
+): void {
   app.get<{ Params: { projectId: string; deviceId: string } }>(
     watchPath,
     {
       websocket: true,
       preValidation: async (request) => {
-        const principal = await authenticateWatcher(request, services);
+        const principal = await authenticateWatcher(request, services, publicUrl);
         await services.watch.authorize(principal, request.params);
         request.watcher = principal;
       },
