@@ -57,6 +57,7 @@ export interface Server {
   close(): Promise<void>;
 }
 
+/** Synchronous writes: lines reach stdout in order even when the process exits right after. */
 export function createLogger(config: Config): Logger {
   const options = { level: config.logLevel, base: undefined };
   return config.logFormat === "pretty"
@@ -64,11 +65,12 @@ export function createLogger(config: Config): Logger {
         options,
         pretty({
           colorize: true,
+          sync: true,
           translateTime: "SYS:HH:MM:ss.l",
           ignore: "pid,hostname,reqId,method,path,status,ms,ip",
         }),
       )
-    : pino(options);
+    : pino(options, pino.destination({ dest: 1, sync: true }));
 }
 
 const sweepMs = 60 * 60 * 1000;
