@@ -382,6 +382,38 @@ export default class Probe extends DeviceScript {
   assert.ok((await s.logs(b.device.id, other.id)).includes("secret=two shared=1"));
 });
 
+test("an uncaught error is logged with its stack mapped to the TypeScript source", async (t) => {
+  const s = await setup(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+
+function explode(): never {
+  throw new RangeError("the sensor value is out of range");
+}
+
+export default class Thrower extends DeviceScript {
+  async onMessage() {
+    await Promise.resolve();
+    explode();
+  }
+}`,
+  );
+  const { sim, ids, device } = await s.addDevice();
+  sim.start();
+  await sim.waitFor("connected");
+  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "go" } });
+  await waitUntil(async () => (await s.logs(device.id)).some((l) => l.startsWith("RangeError")));
+  const entry = (await s.logs(device.id)).find((l) => l.startsWith("RangeError"))!;
+  assert.match(entry, /^RangeError: the sensor value is out of range\n/);
+  assert.match(entry, /at explode \(src\/index\.ts:4:9\)/);
+  assert.match(entry, /at onMessage \(src\/index\.ts:10:5\)/);
+  assert.doesNotMatch(entry, /script\.js|packages\/device/, "no bundle positions or library frames");
+});
+
 test("messages to a device without a running script, or offline, are refused clearly", async (t) => {
   const s = await setup(t);
   const { sim, ids } = await s.addDevice();
