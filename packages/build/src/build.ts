@@ -124,6 +124,16 @@ async function loadConfig(projectDir: string, cacheDir: string): Promise<Project
   }
 }
 
+/** Reads a project's sdk.ts; throws an Error whose message names the problem (file:line: …). */
+export async function loadProjectConfig(projectDir: string): Promise<ProjectConfig> {
+  const dir = path.resolve(projectDir);
+  const cacheDir = path.join(dir, ".sdk");
+  await fs.mkdir(cacheDir, { recursive: true });
+  const config = await loadConfig(dir, cacheDir);
+  if ("message" in config) throw new Error(formatDiagnostic(config));
+  return config;
+}
+
 async function inputHash(projectDir: string, entries: string[]): Promise<string> {
   const hash = createHash("sha256").update(libraryVersion);
   const walk = async (dir: string): Promise<string[]> => {
@@ -229,7 +239,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     };
   }
 
-  const key = await inputHash(projectDir, [entry, path.join(projectDir, "sdk.ts")]);
+  // Files the last bundle read (some may live outside the project) count as inputs too.
+  const inputsFile = path.join(outDir, "inputs.json");
+  const previousInputs = JSON.parse(await fs.readFile(inputsFile, "utf8").catch(() => "[]")) as string[];
+  const key = await inputHash(projectDir, [entry, path.join(projectDir, "sdk.ts"), ...previousInputs]);
   const stamp = path.join(outDir, "inputs.sha256");
   if (
     (await fs.readFile(stamp, "utf8").catch(() => "")) === `${key}${options.skipTypeCheck ? "" : "+types"}`
@@ -281,6 +294,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       sourcesContent: true,
       keepNames: true,
       outfile: path.join(outDir, "script.js"),
+      metafile: true,
       alias: aliases,
       logLevel: "silent",
     });
@@ -289,9 +303,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     return {
       ok: false,
       diagnostics: (failure.errors ?? [{ text: String(error), location: null }]).map((e) => ({
-        file: e.location?.file
-          ? path.relative(projectDir, path.resolve(projectDir, e.location.file))
-          : "(bundle)",
+        file: e.location?.file ? path.relative(projectDir, path.resolve(e.location.file)) : "(bundle)",
         line: e.location?.line ?? 1,
         column: (e.location?.column ?? 0) + 1,
         code: "esbuild",
@@ -315,6 +327,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     fs.writeFile(path.join(outDir, "script.js.map"), sourceMap),
     fs.writeFile(path.join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`),
   ]);
-  await fs.writeFile(stamp, `${key}${options.skipTypeCheck ? "" : "+types"}`);
+  const inputs = Object.keys(result.metafile?.inputs ?? {})
+    .filter((f) => !f.startsWith("<") && !f.includes("node_modules"))
+    .map((f) => path.resolve(f))
+    .filter((f) => !f.startsWith(deviceRoot));
+  await fs.writeFile(inputsFile, JSON.stringify(inputs));
+  const newKey = await inputHash(projectDir, [entry, path.join(projectDir, "sdk.ts"), ...inputs]);
+  await fs.writeFile(stamp, `${newKey}${options.skipTypeCheck ? "" : "+types"}`);
   return { ok: true, bundle, sourceMap, manifest, outDir, cached: false, durationMs: elapsed() };
 }

@@ -4,5 +4,6 @@ export {
   build,
   type Diagnostic,
   formatDiagnostic,
+  loadProjectConfig,
   type Manifest,
 } from "./build.ts";

@@ -182,8 +182,11 @@ export class Device {
     uart: 0 | 1,
     pins: { tx: Gpio; rx: Gpio },
     baud = 115_200,
-    format: { dataBits?: 5 | 6 | 7 | 8; parity?: "none" | "even" | "odd"; stopBits?: 1 | 2 } = {},
+    options: { dataBits?: 5 | 6 | 7 | 8; parity?: "none" | "even" | "odd"; stopBits?: 1 | 2 } = {},
   ): Promise<void> {
+    if (typeof options !== "object" || options === null)
+      invalid('format must be an object like { dataBits: 8, parity: "none", stopBits: 1 }');
+    const format = options;
     const u = check.bus(uart, "uart");
     const args: Record<string, unknown> = {
       uart: u,
@@ -225,7 +228,12 @@ export class Device {
     ) {
       invalid("a message must be an object whose type is lower_snake_case");
     }
-    const json = JSON.stringify(message);
+    let json: string;
+    try {
+      json = JSON.stringify(message);
+    } catch (error) {
+      return invalid(`the message must be JSON-serialisable (${(error as Error).message})`);
+    }
     check.messageSize(json);
     this.#bridge.send(json);
   }

@@ -15,7 +15,8 @@ import type { Board } from "./pins.ts";
 export function utf8Bytes(text: string): number[] {
   const out: number[] = [];
   for (const char of text) {
-    const c = char.codePointAt(0)!;
+    let c = char.codePointAt(0)!;
+    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // a lone surrogate is not text: the replacement character
     if (c < 0x80) out.push(c);
     else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
     else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
@@ -81,8 +82,8 @@ export function bus(value: unknown, what = "bus"): 0 | 1 {
 }
 
 export function bytes(value: unknown, what = "data"): number[] {
-  const list = typeof value === "string" ? utf8Bytes(value) : value;
-  if (value instanceof Uint8Array) return [...value];
+  const list =
+    typeof value === "string" ? utf8Bytes(value) : value instanceof Uint8Array ? [...value] : value;
   if (!Array.isArray(list)) invalid(`${what} must be an array of bytes, a Uint8Array or a string`);
   if (list.length > maxBytesPerMessage)
     invalid(`${what} has ${list.length} bytes; at most ${maxBytesPerMessage} fit in one message`);

@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadProjectConfig } from "@sdk/build";
+import { SdkClient, watchDevice } from "@sdk/client";
+import { SimulatedDevice } from "@sdk/simulator";
+import type { Command } from "../command.ts";
+import { CliError, UsageError } from "../errors.ts";
+import { localTime } from "../output.ts";
+import { runBuild } from "./build.ts";
+
+const serverMain = fileURLToPath(import.meta.resolve("@sdk/server/main"));
+
+async function waitReady(url: string, server: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new CliError(`the local server exited (code ${server.exitCode})`);
+    try {
+      if ((await fetch(`${url}/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new CliError(`the local server did not become ready within ${timeoutMs / 1000}s`);
+}
+
+export const dev: Command = {
+  name: "dev",
+  summary: "Run the project locally: an embedded server, a simulated board, redeploy on save",
+  usage: "sdk dev [--port <number>] [--dir <project>]",
+  details:
+    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys. Ctrl-C stops everything and removes the temporary data.",
+  options: { port: { type: "string" } },
+  optionHelp: ["--port <number>   the local server's port (default 8787)"],
+  async run({ values, g }) {
+    const port = values.port === undefined ? 8787 : Number(values.port);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new UsageError("--port must be a number from 1 to 65535", "dev");
+    const config = await loadProjectConfig(g.dir).catch((error: Error) => {
+      throw new CliError(`${error.message}\nRun sdk dev in a project directory (made by sdk init).`);
+    });
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dev-"));
+    const url = `http://127.0.0.1:${port}`;
+    const server = spawn(process.execPath, [serverMain], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        LOG_FORMAT: "json",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let serverErrors = "";
+    server.stderr?.on("data", (chunk) => {
+      serverErrors += chunk;
+    });
+    let simulator: SimulatedDevice | undefined;
+    let watcher: fs.FSWatcher | undefined;
+    let watch: { stop(): void } | undefined;
+    const cleanup = async () => {
+      watcher?.close();
+      watch?.stop();
+      await simulator?.stop();
+      if (server.exitCode === null) {
+        const exited = new Promise((r) => server.once("exit", r));
+        server.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (server.exitCode === null) server.kill("SIGKILL");
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    };
+
+    try {
+      g.out.step(`Starting a local server on port ${port}`);
+      await waitReady(url, server, 15_000).catch((error: Error) => {
+        throw new CliError(`${error.message}${serverErrors ? `:\n${serverErrors.trim()}` : ""}`);
+      });
+      const anon = new SdkClient({ baseUrl: url });
+      const auth = await anon.api.register({
+        body: {
+          email: "dev@localhost.localdomain",
+          password: randomBytes(18).toString("base64url"),
+          issueToken: true,
+        },
+      });
+      const client = new SdkClient({ baseUrl: url, token: auth.token!.token });
+      const project = await client.api.createProject({ body: { name: path.basename(path.resolve(g.dir)) } });
+      const { device, credentials } = await client.api.createDevice({
+        params: { projectId: project.id },
+        body: { name: `simulated ${config.board}`, board: config.board },
+      });
+
+      const ids = { projectId: project.id, deviceId: device.id };
+      const deployOnce = async () => {
+        const built = await runBuild(g);
+        if (!built.ok) return;
+        g.out.step("Deploying");
+        const deployment = await client.api.createDeployment({
+          params: { projectId: project.id },
+          body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+        });
+        if (deployment.status === "active") g.out.info(`${g.out.green("✔")} deployed v${deployment.version}`);
+        else g.out.info(`${g.out.red(`✖ v${deployment.version} failed to load:`)} ${deployment.error}`);
+      };
+      await deployOnce();
+
+      watch = watchDevice(url, auth.token!.token, ids, {
+        onEvent(event) {
+          if (event.type === "log") {
+            const e = event.entry;
+            const level = { debug: g.out.dim, info: (t: string) => t, warn: g.out.yellow, error: g.out.red }[
+              e.level
+            ](e.level.padEnd(5));
+            g.out.line(`${g.out.dim(localTime(e.at))} ${level} ${g.out.dim(`[${e.source}]`)} ${e.message}`);
+          } else if (event.type === "state") {
+            g.out.line(
+              `${g.out.dim(localTime(event.at))} ${g.out.cyan("state")} ${event.entityId} = ${JSON.stringify(event.value)}`,
+            );
+          } else if (event.type === "status") {
+            g.out.line(
+              `${g.out.dim(localTime(event.at))} ${event.status === "online" ? g.out.green("online") : g.out.yellow("offline")}`,
+            );
+          }
+        },
+      });
+      simulator = new SimulatedDevice({
+        server: `127.0.0.1:${port}`,
+        deviceId: credentials.deviceId,
+        secret: credentials.secret,
+        board: config.board,
+      });
+      simulator.start();
+
+      g.out.line(
+        `${g.out.bold("sdk dev")} running at ${g.out.cyan(url)} — project ${project.id}, simulated ${config.board} ${device.id}`,
+      );
+      g.out.line(g.out.dim("Edit your files to redeploy; Ctrl-C to stop."));
+
+      let timer: NodeJS.Timeout | undefined;
+      let busy: Promise<void> = Promise.resolve();
+      watcher = fs.watch(path.resolve(g.dir), { recursive: true }, (_event, file) => {
+        if (!file || /(^|[/\\])(\.sdk|node_modules|\.git)([/\\]|$)/.test(file)) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          g.out.info(g.out.dim(`${file} changed`));
+          busy = busy
+            .then(deployOnce)
+            .catch((error: Error) => g.out.warn(`redeploy failed: ${error.message}`));
+        }, 150);
+      });
+
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", () => resolve());
+        process.once("SIGTERM", () => resolve());
+      });
+      g.out.info("Stopping…");
+      clearTimeout(timer);
+      await busy;
+      return 0;
+    } finally {
+      await cleanup();
+    }
+  },
+};

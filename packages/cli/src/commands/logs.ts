@@ -1,0 +1,104 @@
+import { type SdkClient, watchDevice } from "@sdk/client";
+import type { LogEntry } from "@sdk/protocol";
+import type { Command } from "../command.ts";
+import { connect, projectId } from "../context.ts";
+import { UsageError } from "../errors.ts";
+import { localTime, type Output } from "../output.ts";
+
+interface Line extends LogEntry {
+  deviceId: string;
+}
+
+function print(out: Output, line: Line, many: boolean): void {
+  const level = { debug: out.dim, info: (t: string) => t, warn: out.yellow, error: out.red }[line.level](
+    line.level.padEnd(5),
+  );
+  const device = many ? `${out.cyan(line.deviceId)} ` : "";
+  out.line(`${out.dim(localTime(line.at))} ${device}${level} ${out.dim(`[${line.source}]`)} ${line.message}`);
+}
+
+async function recent(
+  client: SdkClient,
+  projectId: string,
+  deviceIds: string[],
+  limit: number,
+): Promise<Line[]> {
+  const lists = await Promise.all(
+    deviceIds.map(async (deviceId) =>
+      (await client.api.listDeviceLogs({ params: { projectId, deviceId }, query: { limit } })).map((l) => ({
+        ...l,
+        deviceId,
+      })),
+    ),
+  );
+  return lists
+    .flat()
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .slice(-limit);
+}
+
+export const logs: Command = {
+  name: "logs",
+  summary: "Recent logs of the project's devices; --tail keeps streaming",
+  usage: "sdk logs [--device dev_…] [--limit N] [--tail] [--project prj_…] [--json]",
+  details:
+    "Shows the newest entries, oldest first. With --tail it then streams new entries over the watch WebSocket and reconnects when the connection drops; stop with Ctrl-C. With --json: one JSON document, or with --tail one JSON object per line (NDJSON).",
+  options: { device: { type: "string" }, limit: { type: "string" }, tail: { type: "boolean", short: "f" } },
+  optionHelp: [
+    "--device <id>    one device only (default: every device of the project)",
+    "--limit <n>      how many recent entries (default 50, at most 500)",
+    "--tail, -f       keep streaming new entries",
+  ],
+  json: true,
+  async run({ values, g }) {
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+      throw new UsageError("--limit must be a number from 1 to 500", "logs");
+    const { client, host } = await connect(g);
+    const id = await projectId(g);
+    const deviceIds = values.device
+      ? [(await client.api.getDevice({ params: { projectId: id, deviceId: values.device as string } })).id]
+      : (await client.api.listDevices({ params: { projectId: id } })).map((d) => d.id);
+    const lines = await recent(client, id, deviceIds, limit);
+    const many = deviceIds.length > 1;
+    if (!values.tail) {
+      g.out.result({ projectId: id, logs: lines });
+      if (lines.length === 0) g.out.line("No log entries yet.");
+      for (const line of lines) print(g.out, line, many);
+      return 0;
+    }
+    for (const line of lines) g.out.json ? g.out.ndjson(line) : print(g.out, line, many);
+    if (deviceIds.length === 0) g.out.info("The project has no devices yet; nothing to stream.");
+    const seen = new Set(lines.map((l) => l.id));
+    const token = client.token;
+    const handles = deviceIds.map((deviceId) =>
+      watchDevice(
+        host,
+        token,
+        { projectId: id, deviceId },
+        {
+          onEvent(event) {
+            if (event.type !== "log" || seen.has(event.entry.id)) return;
+            seen.add(event.entry.id);
+            const line = { ...event.entry, deviceId };
+            if (g.out.json) g.out.ndjson(line);
+            else print(g.out, line, many);
+          },
+          onClose({ code, willReconnect }) {
+            if (willReconnect)
+              g.out.info(g.out.dim(`connection to ${deviceId} dropped (${code}); reconnecting…`));
+          },
+        },
+      ),
+    );
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        for (const h of handles) h.stop();
+        resolve();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,26 @@
+/** Exit codes: 0 ok, 1 failure, 2 usage error. */
+export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** A mistake in how the command was called: printed with a hint to `--help`, exit 2. */
+export class UsageError extends Error {
+  readonly command: string | undefined;
+
+  constructor(message: string, command?: string) {
+    super(message);
+    this.name = "UsageError";
+    this.command = command;
+  }
+}
+
+/** A failure to report plainly (no stack), exit 1. */
+export class CliError extends Error {
+  readonly code?: string;
+  readonly docs?: string;
+
+  constructor(message: string, extra: { code?: string; docs?: string } = {}) {
+    super(message);
+    this.name = "CliError";
+    this.code = extra.code;
+    this.docs = extra.docs;
+  }
+}

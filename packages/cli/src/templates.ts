@@ -1,0 +1,112 @@
+/** The files `sdk init` writes. Each is a function of the project's name, board and id. */
+export interface TemplateInput {
+  name: string;
+  board: "pico_w" | "pico2_w";
+  projectId: string | null;
+  host: string | null;
+}
+
+const guidance = (
+  t: TemplateInput,
+) => `This is an sdk device project: a TypeScript class that runs on the sdk server (${t.host ?? "see ~/.sdk/credentials.json"}) once per connected ${t.board === "pico2_w" ? "Raspberry Pi Pico 2 W" : "Raspberry Pi Pico W"}, not on the board itself.
+
+- The script is \`src/index.ts\`: \`export default class … extends DeviceScript\` with \`onDeviceConnect()\`, \`onMessage(msg)\`, \`onDeviceDisconnect()\`.
+- Drive the board with \`this.env.DEVICE\`: pinMode, gpioWrite/gpioRead/gpioToggle, watchPin (→ \`gpio_change\` messages), pwm, adcRead (GP26–GP28, 0–3.3 V), readTemperature, i2cConfigure/i2cWrite/i2cRead/i2cScan, spiConfigure/spiTransfer, uartConfigure/uartWrite (→ \`uart_rx\`), ws2812Write, send, emitState(entityId, value).
+- Pins are GPIO numbers (\`GP0\`–\`GP22\`, \`GP26\`–\`GP28\`), not physical pin numbers; the onboard LED is \`OnboardLED\`.
+- Bad arguments throw \`SdkError\` (code \`invalid_argument\`) synchronously; device failures reject with \`device_error\`, \`device_timeout\` or \`device_offline\`.
+- There is no Node.js: no \`process\`, \`require\`, \`fetch\`, files or network. Only JavaScript built-ins, \`console\` and timers. Every handler has a short deadline (100 ms by default): no long loops.
+- Project settings and Home Assistant entities are in \`sdk.ts\` (\`defineConfig\`).
+- Env vars: \`sdk env set NAME value\`, read as \`this.env.NAME\` (strings).
+
+Commands: \`sdk build\` (type-check + bundle; errors as file:line:column), \`sdk deploy\`, \`sdk dev\` (local server + simulated board, redeploys on save), \`sdk status\`, \`sdk logs --tail\`. Add \`--json\` for machine-readable output.
+The sdk MCP server (\`.mcp.json\`) gives an agent the same: list_projects, list_devices, get_device, get_logs, build, deploy, send_message.`;
+
+export const templates: Record<string, (t: TemplateInput) => string> = {
+  "AGENTS.md": (t) => `# ${t.name}\n\n${guidance(t)}\n`,
+  ".cursor/rules/sdk.mdc": (t) =>
+    `---\ndescription: How to write and ship this sdk device script\nglobs: ["src/**/*.ts", "sdk.ts"]\nalwaysApply: true\n---\n\n${guidance(t)}\n`,
+  ".mcp.json": () =>
+    `${JSON.stringify({ mcpServers: { sdk: { command: "npx", args: ["-y", "@sdk/mcp"] } } }, null, 2)}\n`,
+  "README.md": (t) => `# ${t.name}
+
+A device script for ${t.board === "pico2_w" ? "Raspberry Pi Pico 2 W" : "Raspberry Pi Pico W"} boards, run by an sdk server.
+
+\`\`\`sh
+npm install        # the @sdk/device library and the sdk command
+npx sdk dev        # a local server and a simulated board; redeploys on save
+npx sdk deploy     # build and ship to ${t.host ?? "your server"}
+npx sdk logs --tail
+\`\`\`
+
+Edit \`src/index.ts\`. Settings and Home Assistant entities live in \`sdk.ts\`.
+`,
+  "sdk.ts": (t) => `import { defineConfig } from "@sdk/device";
+
+export default defineConfig({
+${t.projectId ? `  project: "${t.projectId}",\n` : '  // project: "prj_…", // link a server project (sdk init does this when you are logged in)\n'}  board: "${t.board}",
+  entry: "src/index.ts",
+  ha: {
+    entities: [
+      { id: "button", kind: "sensor", name: "Button" },
+      { id: "temperature", kind: "sensor", name: "Temperature", unit: "°C", deviceClass: "temperature", stateClass: "measurement" },
+    ],
+  },
+});
+`,
+  "src/index.ts": () => `import { DeviceScript, GP15, OnboardLED } from "@sdk/device";
+
+/** Blinks the onboard LED, reports a button on GP15 and the chip temperature. */
+export default class Main extends DeviceScript {
+  async onDeviceConnect() {
+    console.log("connected:", this.deviceId);
+    setInterval(() => this.env.DEVICE.gpioToggle(OnboardLED), 500);
+    await this.env.DEVICE.pinMode(GP15, "input", "up");
+    await this.env.DEVICE.watchPin(GP15, "both", 20);
+    setInterval(async () => {
+      const celsius = await this.env.DEVICE.readTemperature();
+      this.env.DEVICE.emitState("temperature", Math.round(celsius * 10) / 10);
+    }, 10_000);
+  }
+
+  async onMessage(msg) {
+    if (msg.type === "gpio_change") this.env.DEVICE.emitState("button", msg.value === 0 ? "pressed" : "released");
+  }
+}
+`,
+  "package.json": (t) =>
+    `${JSON.stringify(
+      {
+        name:
+          t.name
+            .toLowerCase()
+            .replace(/[^a-z0-9-]+/g, "-")
+            .replace(/^-+|-+$/g, "") || "device-script",
+        private: true,
+        type: "module",
+        scripts: { build: "sdk build", deploy: "sdk deploy", dev: "sdk dev", logs: "sdk logs --tail" },
+        devDependencies: { "@sdk/cli": "^0.1.0", "@sdk/device": "^0.1.0", typescript: "^7.0.0" },
+      },
+      null,
+      2,
+    )}\n`,
+  "tsconfig.json": () =>
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: "es2023",
+          module: "esnext",
+          moduleResolution: "bundler",
+          lib: ["es2023"],
+          types: [],
+          strict: true,
+          noImplicitAny: false,
+          noEmit: true,
+          skipLibCheck: true,
+        },
+        include: ["src", "sdk.ts", "node_modules/@sdk/device/globals.d.ts"],
+      },
+      null,
+      2,
+    )}\n`,
+  ".gitignore": () => ".sdk/\nnode_modules/\n",
+};
