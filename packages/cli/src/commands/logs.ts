@@ -71,6 +71,7 @@ export const logs: Command = {
     if (deviceIds.length === 0) g.out.info("The project has no devices yet; nothing to stream.");
     const seen = new Set(lines.map((l) => l.id));
     const token = client.token;
+    let opened = 0;
     const handles = deviceIds.map((deviceId) =>
       watchDevice(
         host,
@@ -83,6 +84,16 @@ export const logs: Command = {
             const line = { ...event.entry, deviceId };
             if (g.out.json) g.out.ndjson(line);
             else print(g.out, line, many);
+          },
+          onOpen() {
+            opened++;
+            if (opened === deviceIds.length) {
+              g.out.info(
+                g.out.dim(
+                  `Streaming logs of ${deviceIds.length} device${deviceIds.length === 1 ? "" : "s"} (Ctrl-C to stop)`,
+                ),
+              );
+            }
           },
           onClose({ code, willReconnect }) {
             if (willReconnect)

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { sdk, sdkLive, tempDir } from "./helpers.ts";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const devDirs = () => new Set(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("sdk-dev-")));
+
+test("sdk dev runs the script on a simulated board, picks up an edit, and stops cleanly on SIGINT", async (t) => {
+  const home = tempDir(t, "sdk-dev-home-");
+  const work = tempDir(t, "sdk-devtest-work-");
+  const init = await sdk(["init", "blinky", "--no-link"], { home, cwd: work });
+  assert.equal(init.code, 0, init.stderr);
+  const dir = path.join(work, "blinky");
+  const script = (word: string) => `import { DeviceScript, OnboardLED } from "@sdk/device";
+export default class Main extends DeviceScript {
+  async onDeviceConnect() {
+    console.log("${word} from the simulated board");
+    await this.env.DEVICE.gpioWrite(OnboardLED, 1);
+    this.env.DEVICE.emitState("led", 1);
+  }
+}
+`;
+  fs.writeFileSync(path.join(dir, "src", "index.ts"), script("hello"));
+  const before = devDirs();
+  const port = await freePort();
+  const dev = sdkLive(["dev", "--port", String(port)], { home, cwd: dir });
+  t.after(() => dev.child.kill("SIGKILL"));
+  await dev.waitFor((s) => s.stdout.includes(`running at http://127.0.0.1:${port}`), 30_000, "the local URL");
+  await dev.waitFor(
+    (s) => s.stdout.includes("hello from the simulated board"),
+    15_000,
+    "the script's log line",
+  );
+  await dev.waitFor((s) => /state led = 1/.test(s.stdout), 10_000, "the state change");
+  assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200, "the local server answers");
+  const created = [...devDirs()].filter((d) => !before.has(d));
+  assert.equal(created.length, 1, "one temporary data directory");
+
+  fs.writeFileSync(path.join(dir, "src", "index.ts"), script("edited"));
+  await dev.waitFor(
+    (s) => s.stdout.includes("edited from the simulated board"),
+    20_000,
+    "the edit to be redeployed",
+  );
+  assert.match(dev.state.stderr, /deployed v2/);
+
+  dev.child.kill("SIGINT");
+  assert.equal(await dev.exited, 0, dev.state.stderr);
+  assert.ok(!fs.existsSync(path.join(os.tmpdir(), created[0]!)), "the temporary data is removed");
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), "the local server is gone");
+});
