@@ -1,6 +1,6 @@
 import { loadProjectConfig } from "@sdk/build";
 import { SdkApiError, SdkClient, SdkNetworkError } from "@sdk/client";
-import { loadLogin, normalizeHost } from "./credentials.ts";
+import { normalizeHost, resolveCredentials } from "@sdk/client/credentials";
 import { CliError, UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
 
@@ -29,23 +29,19 @@ export interface Connection {
  */
 export async function connect(g: Globals): Promise<Connection> {
   const hostFlag = g.host ?? g.env.SDK_HOST;
-  if (g.env.SDK_TOKEN) {
-    if (!hostFlag)
-      throw new UsageError("SDK_TOKEN is set but no server is named: pass --host or set SDK_HOST");
-    const host = normalizeHost(hostFlag);
-    return { client: new SdkClient({ baseUrl: host, token: g.env.SDK_TOKEN }), host, source: "SDK_TOKEN" };
-  }
-  const saved = await loadLogin(hostFlag);
-  if (!saved) {
+  const found = await resolveCredentials(g.env, g.host);
+  if (found && "error" in found)
+    throw new UsageError("SDK_TOKEN is set but no server is named: pass --host or set SDK_HOST");
+  if (!found) {
     const where = hostFlag ? ` to ${normalizeHost(hostFlag)}` : "";
     throw new CliError(
       `Not logged in${where}. Run: sdk login --host ${hostFlag ? normalizeHost(hostFlag) : "http://<server>:8080"}`,
     );
   }
   return {
-    client: new SdkClient({ baseUrl: saved.host, token: saved.login.token }),
-    host: saved.host,
-    source: "credentials",
+    client: new SdkClient({ baseUrl: found.host, token: found.token }),
+    host: found.host,
+    source: found.source,
   };
 }
 

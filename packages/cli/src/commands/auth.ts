@@ -1,8 +1,8 @@
 import os from "node:os";
 import { SdkClient } from "@sdk/client";
+import { credentialsPath, loadLogin, normalizeHost, removeLogin, saveLogin } from "@sdk/client/credentials";
 import type { Command } from "../command.ts";
 import { connect } from "../context.ts";
-import { credentialsPath, loadLogin, normalizeHost, removeLogin, saveLogin } from "../credentials.ts";
 import { UsageError } from "../errors.ts";
 import { ask, isInteractive, readStdin } from "../prompt.ts";
 

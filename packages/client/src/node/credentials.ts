@@ -1,3 +1,4 @@
+// Node only (files in the user's home): the saved logins shared by the sdk CLI and the MCP server.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -48,6 +49,26 @@ async function write(file: CredentialsFile): Promise<void> {
 }
 
 /** The login for a host, or for the current host when none is given. */
+/**
+ * The server and token to use. `SDK_TOKEN` (CI) wins over the credentials file; its host comes
+ * from `host`, else `SDK_HOST`. Without `SDK_TOKEN`: the saved login for `host` (or `SDK_HOST`),
+ * else for the host last logged in to. `null` when there is none.
+ */
+export async function resolveCredentials(
+  env: Record<string, string | undefined>,
+  host?: string,
+): Promise<
+  { host: string; token: string; source: "SDK_TOKEN" | "credentials" } | { error: "no_host_for_token" } | null
+> {
+  const hostFlag = host ?? env.SDK_HOST;
+  if (env.SDK_TOKEN) {
+    if (!hostFlag) return { error: "no_host_for_token" };
+    return { host: normalizeHost(hostFlag), token: env.SDK_TOKEN, source: "SDK_TOKEN" };
+  }
+  const saved = await loadLogin(hostFlag);
+  return saved ? { host: saved.host, token: saved.login.token, source: "credentials" } : null;
+}
+
 export async function loadLogin(host?: string): Promise<{ host: string; login: SavedLogin } | null> {
   const file = await read();
   const key = host ? normalizeHost(host) : file.current;
