@@ -1,0 +1,48 @@
+import fs from "node:fs";
+import { boards, errorCatalog, errorCodes } from "@sdk/protocol";
+
+const docsDir = new URL("../../../docs/", import.meta.url);
+
+function readDoc(name: string, fallback: string): string {
+  try {
+    return fs.readFileSync(new URL(name, docsDir), "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+/** Reference material an agent can read before writing a script. */
+export const resources = [
+  {
+    name: "device-api",
+    uri: "sdk://reference/device-api",
+    title: "Device script guide and DEVICE API",
+    description:
+      "How to write a device script: the DeviceScript class, every this.env.DEVICE method, errors, sandbox limits.",
+    mimeType: "text/markdown",
+    read: () => readDoc("scripts.md", "See the @sdk/device package's TSDoc."),
+  },
+  {
+    name: "boards",
+    uri: "sdk://reference/boards",
+    title: "Boards and pins",
+    description:
+      "Pin tables of the Pico W and Pico 2 W: header GPIOs, ADC pins, I2C/SPI/UART pin options per bus.",
+    mimeType: "application/json",
+    read: () => JSON.stringify({ onboardLed: "LED", adc: "GP26–GP28, 0–3.3 V, 12 bit", boards }, null, 2),
+  },
+  {
+    name: "errors",
+    uri: "sdk://reference/errors",
+    title: "Error codes",
+    description: "Every error code the server and DEVICE calls use, with what it means.",
+    mimeType: "text/markdown",
+    read: () =>
+      errorCodes
+        .map(
+          (code) =>
+            `## ${code}\n\nHTTP ${errorCatalog[code].status}: ${errorCatalog[code].message}\n\n${errorCatalog[code].description}\n`,
+        )
+        .join("\n"),
+  },
+] as const;
