@@ -232,7 +232,7 @@ export class Device {
     try {
       json = JSON.stringify(message);
     } catch (error) {
-      return invalid(`the message must be JSON-serialisable (${(error as Error).message})`);
+      invalid(`the message must be JSON-serialisable (${(error as Error).message})`);
     }
     check.messageSize(json);
     this.#bridge.send(json);

@@ -199,7 +199,7 @@ export function scriptHostService(deps: {
     deliver(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
       const entry = running.get(device.projectId);
-      if (!entry || !entry.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
+      if (!entry?.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
     },
 
     /** A message from a user (REST, dashboard, MCP): 404 unless they may see the device. */
