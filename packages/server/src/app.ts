@@ -15,6 +15,7 @@ import { RequestLog } from "./http/request-log.ts";
 import { route } from "./http/route.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { authRoutes } from "./http/routes/auth.ts";
+import { dashboardRoutes } from "./http/routes/dashboard.ts";
 import { deploymentRoutes } from "./http/routes/deployments.ts";
 import { deviceDataRoutes } from "./http/routes/device-data.ts";
 import { deviceRoutes } from "./http/routes/devices.ts";
@@ -36,6 +37,7 @@ export const serverVersion: string = JSON.parse(
 ).version;
 
 const defaultDocsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));
+const defaultDashboardDir = fileURLToPath(new URL("../../dashboard/dist/", import.meta.url));
 
 export interface ServerOptions {
   config: Config;
@@ -43,6 +45,8 @@ export interface ServerOptions {
   clock?: Clock;
   logger?: Logger;
   docsDir?: string;
+  /** The built dashboard (default: packages/dashboard/dist). */
+  dashboardDir?: string;
 }
 
 export interface Server {
@@ -121,7 +125,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     },
   });
   app.removeContentTypeParser("text/plain"); // the API speaks JSON only: anything else is a 415
-  installErrorHandling(app, config.publicUrl);
+  const spaFallback = await dashboardRoutes(app, options.dashboardDir ?? defaultDashboardDir);
+  installErrorHandling(app, config.publicUrl, spaFallback);
   app.addHook("onRequest", async (request) => checkCrossSite(request, config.publicUrl));
 
   const bound: Route = (name, handler) => route(app, services, name, handler);

@@ -44,7 +44,11 @@ export function sendError(
 }
 
 /** One handler for every error: the envelope `{ success: false, error: { code, message, docs } }`. */
-export function installErrorHandling(app: FastifyInstance, publicUrl: string | null): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  publicUrl: string | null,
+  fallback: (request: FastifyRequest, reply: FastifyReply) => boolean = () => false,
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === "internal_error" || appError.code === "database_unavailable") {
@@ -53,6 +57,7 @@ export function installErrorHandling(app: FastifyInstance, publicUrl: string | n
     return sendError(reply, request, publicUrl, appError);
   });
   app.setNotFoundHandler((request, reply) => {
+    if (fallback(request, reply)) return reply;
     const code: ErrorCode = "not_found";
     return sendError(
       reply,
