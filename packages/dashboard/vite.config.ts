@@ -6,5 +6,7 @@ export default defineConfig({
   root: import.meta.dirname,
   base: "/",
   build: { outDir: "dist", emptyOutDir: true, sourcemap: true, target: "es2022" },
-  server: { proxy: { "/v1": { target: "http://127.0.0.1:8080", ws: true }, "/docs": "http://127.0.0.1:8080" } },
+  server: {
+    proxy: { "/v1": { target: "http://127.0.0.1:8080", ws: true }, "/docs": "http://127.0.0.1:8080" },
+  },
 });

@@ -163,7 +163,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     config,
     url: "",
     async listen() {
-      await app.listen({ port: config.port, host: config.host });
+      // A deep accept queue: after a restart, thousands of boards reconnect at once.
+      await app.listen({ port: config.port, host: config.host, backlog: 4096 });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : config.port;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;

@@ -111,7 +111,7 @@ function repositorySuite(name: string, open: Open): void {
       database = await open(t);
       if (!database) return null;
       const db = database;
-      const repos = createRepositories(db.db);
+      const repos = createRepositories(db.db, db.batcher);
       return {
         database: db,
         repos,

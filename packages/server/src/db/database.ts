@@ -5,11 +5,14 @@ import pg from "pg";
 import { migrateToLatest } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
+import { WriteBatcher } from "./write-batcher.ts";
 
 export type Dialect = "sqlite" | "postgres";
 
 export interface Database {
   db: Kysely<DB>;
+  /** Group commit for frequent small writes. */
+  batcher: WriteBatcher;
   dialect: Dialect;
   /** Where the data lives, for logs: a file path or a host/database. */
   location: string;
@@ -43,34 +46,41 @@ function postgresPool(url: string): pg.Pool {
 /** Opens the database (SQLite under dataDir unless a PostgreSQL URL is given) and migrates it. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const plugins = [new CamelCasePlugin()];
-  let database: Database;
+  let db: Kysely<DB>;
+  let dialect: Dialect;
+  let location: string;
   if (options.databaseUrl) {
-    const pool = postgresPool(options.databaseUrl);
     const url = new URL(options.databaseUrl);
-    database = {
-      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }),
-      dialect: "postgres",
-      location: `${url.hostname}:${url.port || 5432}${url.pathname}`,
-      close: async () => database.db.destroy(),
-    };
+    db = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: postgresPool(options.databaseUrl) }),
+      plugins,
+    });
+    dialect = "postgres";
+    location = `${url.hostname}:${url.port || 5432}${url.pathname}`;
   } else {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    const file = path.join(options.dataDir, "sdk.db");
-    const sqlite = openSqlite(file, options.sqliteBusyTimeoutMs ?? 2_000);
-    database = {
-      db: new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins }),
-      dialect: "sqlite",
-      location: file,
-      close: async () => database.db.destroy(),
-    };
+    location = path.join(options.dataDir, "sdk.db");
+    const sqlite = openSqlite(location, options.sqliteBusyTimeoutMs ?? 2_000);
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
+    dialect = "sqlite";
   }
+  const batcher = new WriteBatcher(db);
+  const database: Database = {
+    db,
+    batcher,
+    dialect,
+    location,
+    close: async () => {
+      await batcher.drain();
+      await db.destroy();
+    },
+  };
   try {
     const schema =
-      database.dialect === "postgres"
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
-            ?.schema
+      dialect === "postgres"
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
         : undefined;
-    await migrateToLatest(database.db as Kysely<unknown>, schema);
+    await migrateToLatest(db as Kysely<unknown>, schema);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

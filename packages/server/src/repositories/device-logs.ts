@@ -1,17 +1,20 @@
 import type { Kysely, Selectable } from "kysely";
 import type { DB, DeviceLogsTable } from "../db/schema.ts";
+import type { WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeviceLogRow = Selectable<DeviceLogsTable>;
 
-export function deviceLogsRepository(db: Kysely<DB>) {
+export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   return {
     /** Device- and server-originated entries; the device is identified by its authenticated connection. */
-    insert: async (row: DeviceLogRow) => {
-      await db.insertInto("deviceLogs").values(row).execute();
-    },
+    insert: (row: DeviceLogRow) =>
+      batcher.run(async (tx) => {
+        await tx.insertInto("deviceLogs").values(row).execute();
+      }),
     /** Newest first; `before` is the id of the last entry of the previous page. */
-    list: (viewer: Viewer, projectId: string, deviceId: string, limit: number, before?: string) => {
+    list: async (viewer: Viewer, projectId: string, deviceId: string, limit: number, before?: string) => {
+      await batcher.drain(); // entries already published to watchers are readable here too
       let query = db
         .selectFrom("deviceLogs")
         .innerJoin("devices", "devices.id", "deviceLogs.deviceId")

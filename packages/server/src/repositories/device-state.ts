@@ -1,12 +1,13 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
+import type { WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
-export function deviceStateRepository(db: Kysely<DB>) {
+export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   return {
     /** Stores the latest value of an entity and appends it to the entity's history, in one transaction. */
     record: (row: { historyId: string; deviceId: string; entityId: string; value: string; at: number }) =>
-      db.transaction().execute(async (tx) => {
+      batcher.run(async (tx) => {
         await tx
           .insertInto("deviceState")
           .values({ deviceId: row.deviceId, entityId: row.entityId, value: row.value, updatedAt: row.at })
@@ -25,8 +26,9 @@ export function deviceStateRepository(db: Kysely<DB>) {
           })
           .execute();
       }),
-    latest: (viewer: Viewer, projectId: string, deviceId: string) =>
-      db
+    latest: async (viewer: Viewer, projectId: string, deviceId: string) => {
+      await batcher.drain(); // values already published to watchers are readable here too
+      return db
         .selectFrom("deviceState")
         .innerJoin("devices", "devices.id", "deviceState.deviceId")
         .select(["deviceState.entityId", "deviceState.value", "deviceState.updatedAt"])
@@ -34,7 +36,8 @@ export function deviceStateRepository(db: Kysely<DB>) {
         .where("devices.projectId", "=", projectId)
         .where("devices.projectId", "in", visibleProjectIds(db, viewer))
         .orderBy("deviceState.entityId")
-        .execute(),
+        .execute();
+    },
     history: (
       viewer: Viewer,
       projectId: string,

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
 import type { DB, DevicesTable } from "../db/schema.ts";
+import type { WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash">;
@@ -16,7 +17,7 @@ const columns = [
   "updatedAt",
 ] as const;
 
-export function devicesRepository(db: Kysely<DB>) {
+export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   const scoped = (viewer: Viewer, projectId: string) =>
     db
       .selectFrom("devices")
@@ -60,12 +61,14 @@ export function devicesRepository(db: Kysely<DB>) {
         .where("id", "=", id)
         .executeTakeFirst(),
     /** For the device socket: presence changes reported by the authenticated connection. */
-    setPresence: async (
+    /** Group-committed: after a restart thousands of boards say hello at once. */
+    setPresence: (
       id: string,
       fields: { status: "online" | "offline"; lastSeenAt: number; firmwareVersion?: string },
-    ) => {
-      await db.updateTable("devices").set(fields).where("id", "=", id).execute();
-    },
+    ) =>
+      batcher.run(async (tx) => {
+        await tx.updateTable("devices").set(fields).where("id", "=", id).execute();
+      }),
     /** At boot no device is connected yet. */
     markAllOffline: async () => {
       await db.updateTable("devices").set({ status: "offline" }).where("status", "=", "online").execute();

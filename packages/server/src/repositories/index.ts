@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
+import type { WriteBatcher } from "../db/write-batcher.ts";
 import { apiTokensRepository } from "./api-tokens.ts";
 import { auditLogRepository } from "./audit-log.ts";
 import { deploymentsRepository } from "./deployments.ts";
@@ -14,18 +15,19 @@ import { usersRepository } from "./users.ts";
 
 export type { Viewer } from "./viewer.ts";
 
-export function createRepositories(db: Kysely<DB>) {
+/** `batcher` groups the frequent device writes (presence, logs, state) into shared commits. */
+export function createRepositories(db: Kysely<DB>, batcher: WriteBatcher) {
   return {
     users: usersRepository(db),
     sessions: sessionsRepository(db),
     apiTokens: apiTokensRepository(db),
     projects: projectsRepository(db),
-    devices: devicesRepository(db),
+    devices: devicesRepository(db, batcher),
     envVars: envVarsRepository(db),
     auditLog: auditLogRepository(db),
     readiness: readinessRepository(db),
-    deviceLogs: deviceLogsRepository(db),
-    deviceState: deviceStateRepository(db),
+    deviceLogs: deviceLogsRepository(db, batcher),
+    deviceState: deviceStateRepository(db, batcher),
     deployments: deploymentsRepository(db),
   };
 }

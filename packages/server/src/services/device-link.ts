@@ -175,7 +175,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
           if (msg.id !== undefined) return this.#fail(msg.id, msg.code, msg.message);
           return system(this.#auth, "error", `device error ${msg.code}: ${msg.message}`);
         case "log":
-          return logs.append(this.#auth, msg.level, "device", msg.message);
+          void logs.append(this.#auth, msg.level, "device", msg.message); // stored with the next group commit
+          return;
         case "state":
           try {
             await state.record(this.#auth, msg.entityId, msg.value);
@@ -321,7 +322,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       if (shuttingDown) return; // every device starts offline at the next boot
       const now = clock.now();
       const why = reason || closeReason(code);
-      await system(
+      // Queued together: the log entry and the presence change share one commit.
+      void system(
         this.#auth,
         code === 1000 ? "info" : "warn",
         `disconnected (${code}${why ? `: ${why}` : ""})`,

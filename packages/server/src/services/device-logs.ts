@@ -38,8 +38,12 @@ export function deviceLogsService(deps: {
   const sinceLastPrune = new Map<string, number>();
 
   return {
-    /** Stores an entry and publishes it to watchers. Never throws: a log line must not break a connection. */
-    async append(
+    /**
+     * Publishes an entry to watchers at once and stores it with the next group commit. The returned
+     * promise settles when it is stored and never rejects: a log line must not break a connection,
+     * and callers on hot paths need not wait for it.
+     */
+    append(
       device: DeviceRef,
       level: LogEntry["level"],
       source: LogEntry["source"],
@@ -55,23 +59,19 @@ export function deviceLogsService(deps: {
         source,
         message: text,
       };
-      try {
-        await repos.deviceLogs.insert(row);
-        const count = (sinceLastPrune.get(device.deviceId) ?? 0) + 1;
-        if (count >= pruneEvery) {
-          sinceLastPrune.delete(device.deviceId);
-          await repos.deviceLogs.pruneDevice(device.deviceId, limits.logMaxEntries);
-        } else {
-          sinceLastPrune.set(device.deviceId, count);
-        }
-      } catch (error) {
-        onError(error);
-      }
       bus.publish({
         kind: "log",
         ...device,
         entry: { id: row.id, at: iso(at), level, source, message: text },
       });
+      const count = (sinceLastPrune.get(device.deviceId) ?? 0) + 1;
+      const prune = count >= pruneEvery;
+      if (prune) sinceLastPrune.delete(device.deviceId);
+      else sinceLastPrune.set(device.deviceId, count);
+      return repos.deviceLogs
+        .insert(row)
+        .then(() => (prune ? repos.deviceLogs.pruneDevice(device.deviceId, limits.logMaxEntries) : undefined))
+        .catch(onError);
     },
 
     async list(principal: Principal, device: DeviceRef, limit: number, before?: string): Promise<LogEntry[]> {

@@ -43,7 +43,7 @@ export function createServices({
   registry,
   onError,
 }: ServiceDeps) {
-  const repos = createRepositories(database.db);
+  const repos = createRepositories(database.db, database.batcher);
   const files = new ProjectFiles(config.dataDir);
   const audit = auditService(repos.auditLog, clock);
   const limiter = new AttemptLimiter(config.rateLimit, clock);

@@ -1,6 +1,7 @@
 import type {} from "@fastify/websocket";
 import { deviceSocketPath } from "@sdk/protocol";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { WebSocket } from "ws";
 import { AppError } from "../errors.ts";
 import type { DeviceAuth } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
@@ -33,34 +34,42 @@ export function deviceSocket(app: FastifyInstance, services: Services, heartbeat
       },
     },
     (socket, request) => {
-      const session = services.deviceLink.open(request.deviceAuth!, {
-        send: (text) => socket.send(text),
-        close: (code, reason) => socket.close(code, reason),
-      });
-      let closeReason = "";
-      let closeCode: number | undefined;
-      // Frames are handled one after another, in the order they arrived.
-      let queue: Promise<void> = Promise.resolve();
-      const enqueue = (work: () => Promise<void>) => {
-        queue = queue
-          .then(work)
-          .catch((error: unknown) => request.log.error({ err: error }, "device frame failed"));
-      };
-      heartbeat.track(socket, () => {
-        closeReason = "heartbeat timeout";
-      });
-      socket.on("message", (data, isBinary) => {
-        enqueue(() => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
-      });
-      socket.on("error", (error: Error & { code?: string }) => {
-        if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
-        closeCode = 1009;
-        closeReason = "frame of 64 KB or more";
-        enqueue(() => session.refusedTooBig());
-      });
-      socket.on("close", (code, reason) => {
-        enqueue(() => session.closed(closeCode ?? code, closeReason || reason.toString()));
-      });
+      // Keep nothing of the upgrade request alive: with thousands of idle boards, every byte per
+      // connection counts (a request and its child logger are a few KB).
+      openSession(request.deviceAuth!, socket);
     },
   );
+
+  function openSession(auth: DeviceAuth, socket: WebSocket): void {
+    const session = services.deviceLink.open(auth, {
+      send: (text) => socket.send(text),
+      close: (code, reason) => socket.close(code, reason),
+    });
+    let closeReason = "";
+    let closeCode: number | undefined;
+    // Frames are handled one after another, in the order they arrived.
+    let queue: Promise<void> = Promise.resolve();
+    const enqueue = (work: () => Promise<void>) => {
+      queue = queue
+        .then(work)
+        .catch((error: unknown) =>
+          app.log.error({ err: error, deviceId: auth.deviceId }, "device frame failed"),
+        );
+    };
+    heartbeat.track(socket, () => {
+      closeReason = "heartbeat timeout";
+    });
+    socket.on("message", (data, isBinary) => {
+      enqueue(() => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
+    });
+    socket.on("error", (error: Error & { code?: string }) => {
+      if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
+      closeCode = 1009;
+      closeReason = "frame of 64 KB or more";
+      enqueue(() => session.refusedTooBig());
+    });
+    socket.on("close", (code, reason) => {
+      enqueue(() => session.closed(closeCode ?? code, closeReason || reason.toString()));
+    });
+  }
 }

@@ -22,14 +22,17 @@ const csp = [
  * Serves the built dashboard at `/`. Client-side routes (`/projects/…`) get `index.html`; API and
  * docs paths are untouched. Without a build, `/` explains how to make one.
  */
-export async function dashboardRoutes(app: FastifyInstance, dir: string): Promise<(request: FastifyRequest, reply: FastifyReply) => boolean> {
+export async function dashboardRoutes(
+  app: FastifyInstance,
+  dir: string,
+): Promise<(request: FastifyRequest, reply: FastifyReply) => boolean> {
   const index = path.join(dir, "index.html");
   if (!fs.existsSync(index)) {
     app.get("/", async (_request, reply) => {
       reply.type("text/html; charset=utf-8");
       return htmlPage(
         "Dashboard not built",
-        "<h1>The dashboard has not been built</h1><p>Run <code>npm start</code> (it builds the dashboard when needed) or <code>npm run build -w @sdk/dashboard</code>, then reload. The API is at <a href=\"/docs/api\">/docs/api</a>.</p>",
+        '<h1>The dashboard has not been built</h1><p>Run <code>npm start</code> (it builds the dashboard when needed) or <code>npm run build -w @sdk/dashboard</code>, then reload. The API is at <a href="/docs/api">/docs/api</a>.</p>',
       );
     });
     return () => false;

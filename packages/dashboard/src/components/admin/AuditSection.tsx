@@ -1,0 +1,101 @@
+import type { AuditEntry } from "@sdk/protocol";
+import { useState } from "react";
+import { api } from "../../api.ts";
+import { useAction } from "../../hooks/useAction.ts";
+import { useLoad } from "../../hooks/useLoad.ts";
+import { useUserNames } from "../../hooks/useUserNames.ts";
+import { Link, paths } from "../../router.tsx";
+import { ErrorMessage } from "../ErrorMessage.tsx";
+import { Empty, Loading } from "../Feedback.tsx";
+import { DateTime } from "../Time.tsx";
+
+const pageSize = 50;
+
+function detailText(detail: Record<string, unknown>): string {
+  return Object.entries(detail)
+    .map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(", ");
+}
+
+/** The audit log, newest first, a page at a time. */
+export function AuditSection() {
+  const userName = useUserNames();
+  const first = useLoad(() => api.listAudit({ query: { limit: pageSize } }), []);
+  // Admins see every project: name them (a deleted project keeps its id).
+  const projects = useLoad(() => api.listProjects(), []);
+  const projectNames = new Map((projects.data ?? []).map((p) => [p.id, p.name]));
+  const [older, setOlder] = useState<AuditEntry[]>([]);
+  const [exhausted, setExhausted] = useState(false);
+  const entries = [...(first.data ?? []), ...older];
+  const loadOlder = useAction(async () => {
+    const last = entries[entries.length - 1];
+    const page = await api.listAudit({ query: { limit: pageSize, before: last?.id } });
+    setOlder((o) => [...o, ...page]);
+    if (page.length < pageSize) setExhausted(true);
+  });
+
+  return (
+    <section className="card section" aria-labelledby="audit-title">
+      <h2 id="audit-title">Audit log</h2>
+      {first.status === "loading" && <Loading what="the audit log" />}
+      {first.status === "error" && <ErrorMessage error={first.error} onRetry={first.reload} />}
+      {first.status === "ready" &&
+        (entries.length === 0 ? (
+          <Empty title="Nothing recorded yet" />
+        ) : (
+          <>
+            <div className="table-wrap">
+              <table className="table responsive">
+                <caption className="sr-only">Audit log, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">What</th>
+                    <th scope="col">Project</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {entries.map((entry) => (
+                    <tr key={entry.id}>
+                      <td data-label="When">
+                        <DateTime iso={entry.at} />
+                      </td>
+                      <td data-label="Who">{entry.actorId ? userName(entry.actorId) : "system"}</td>
+                      <td data-label="What">
+                        <code>{entry.action}</code>
+                        {entry.targetId && <span className="muted small block">{entry.targetId}</span>}
+                      </td>
+                      <td data-label="Project">
+                        {entry.projectId ? (
+                          projectNames.has(entry.projectId) ? (
+                            <Link to={paths.project(entry.projectId)}>
+                              {projectNames.get(entry.projectId)}
+                            </Link>
+                          ) : (
+                            <code>{entry.projectId}</code>
+                          )
+                        ) : (
+                          "—"
+                        )}
+                      </td>
+                      <td data-label="Details" className="small wrap">
+                        {detailText(entry.detail) || "—"}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {loadOlder.error != null && <ErrorMessage error={loadOlder.error} />}
+            {!exhausted && first.data.length === pageSize && (
+              <button type="button" onClick={() => void loadOlder.run()} disabled={loadOlder.busy}>
+                {loadOlder.busy ? "Loading…" : "Load older entries"}
+              </button>
+            )}
+          </>
+        ))}
+    </section>
+  );
+}

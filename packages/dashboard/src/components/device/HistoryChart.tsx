@@ -1,0 +1,62 @@
+import { useEffect } from "react";
+import { api } from "../../api.ts";
+import type { StateValue } from "../../hooks/useLiveDevice.ts";
+import { useLoad } from "../../hooks/useLoad.ts";
+import { ErrorMessage } from "../ErrorMessage.tsx";
+import { Loading } from "../Feedback.tsx";
+import { type Point, Sparkline } from "../Sparkline.tsx";
+
+const historyLength = 100;
+
+/** Recent numeric values of one entity (REST history, then live values as they come). */
+export function HistoryChart({
+  projectId,
+  deviceId,
+  entityId,
+  name,
+  unit,
+  latest,
+}: {
+  projectId: string;
+  deviceId: string;
+  entityId: string;
+  name: string;
+  unit?: string;
+  latest: StateValue | undefined;
+}) {
+  const history = useLoad(async () => {
+    const entries = await api.getStateHistory({
+      params: { projectId, deviceId, entityId },
+      query: { limit: historyLength },
+    });
+    return entries
+      .filter((e): e is typeof e & { value: number } => typeof e.value === "number")
+      .map((e): Point => ({ at: e.at, value: e.value }))
+      .reverse();
+  }, [projectId, deviceId, entityId]);
+  const { setData } = history;
+
+  useEffect(() => {
+    if (!latest || typeof latest.value !== "number") return;
+    const point = { at: latest.updatedAt, value: latest.value };
+    setData((points) => {
+      const last = points[points.length - 1];
+      if (last && last.at >= point.at) return points;
+      return [...points, point].slice(-historyLength);
+    });
+  }, [latest, setData]);
+
+  return (
+    <div className="history">
+      <h3 id="history-title">
+        History of {name}
+        {unit ? ` (${unit})` : ""}
+      </h3>
+      {history.status === "loading" && <Loading what="history" />}
+      {history.status === "error" && <ErrorMessage error={history.error} onRetry={history.reload} />}
+      {history.status === "ready" && (
+        <Sparkline points={history.data} label={name} unit={unit ? ` ${unit}` : ""} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import type { Deployment } from "@sdk/protocol";
+import { api } from "../../api.ts";
+import type { LoadResult } from "../../hooks/useLoad.ts";
+import { useUserNames } from "../../hooks/useUserNames.ts";
+import { ConfirmButton } from "../ConfirmButton.tsx";
+import { ErrorMessage } from "../ErrorMessage.tsx";
+import { Empty, Loading } from "../Feedback.tsx";
+import { RelativeTime } from "../Time.tsx";
+
+const statusWords: Record<Deployment["status"], string> = {
+  active: "Live",
+  inactive: "Previous",
+  failed: "Failed",
+  pending: "Loading",
+};
+
+/** Made live again later (a rollback), not right when it was uploaded. */
+const rolledBack = (d: Deployment) =>
+  d.activatedAt !== null && new Date(d.activatedAt).getTime() - new Date(d.createdAt).getTime() > 60_000;
+
+/** The project's deployments, newest first, with rollback to an earlier one. */
+export function DeploymentsSection({
+  projectId,
+  deployments,
+  onActivated,
+}: {
+  projectId: string;
+  deployments: LoadResult<Deployment[]>;
+  onActivated: () => void;
+}) {
+  const userName = useUserNames();
+  return (
+    <section className="card section" aria-labelledby="deployments-title">
+      <h2 id="deployments-title">Deployments</h2>
+      {deployments.status === "loading" && <Loading what="deployments" />}
+      {deployments.status === "error" && (
+        <ErrorMessage error={deployments.error} onRetry={deployments.reload} />
+      )}
+      {deployments.status === "ready" &&
+        (deployments.data.length === 0 ? (
+          <Empty title="Nothing deployed yet">
+            Write a device script, then run <code>npx sdk deploy</code> in its directory. The{" "}
+            <a href="/docs/scripts" target="_blank" rel="noreferrer">
+              script guide
+            </a>{" "}
+            shows how.
+          </Empty>
+        ) : (
+          <div className="table-wrap">
+            <table className="table responsive">
+              <caption className="sr-only">Deployments, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Deployed</th>
+                  <th scope="col">By</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {deployments.data.map((deployment) => (
+                  <tr key={deployment.id} data-deployment-version={deployment.version}>
+                    <td data-label="Version">
+                      <strong>v{deployment.version}</strong>
+                      <span className="muted small block">
+                        {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
+                      </span>
+                    </td>
+                    <td data-label="Status">
+                      <span className={`pill pill-${deployment.status}`}>
+                        {statusWords[deployment.status]}
+                      </span>
+                      {deployment.error && <pre className="error-text">{deployment.error}</pre>}
+                    </td>
+                    <td data-label="Deployed">
+                      <RelativeTime iso={deployment.createdAt} />
+                      {deployment.status === "active" && rolledBack(deployment) && (
+                        <span className="muted small block">
+                          live since <RelativeTime iso={deployment.activatedAt} />
+                        </span>
+                      )}
+                    </td>
+                    <td data-label="By">{userName(deployment.createdBy)}</td>
+                    <td data-label="Actions" className="actions">
+                      {deployment.status === "inactive" && (
+                        <ConfirmButton
+                          label={`Roll back to v${deployment.version}`}
+                          className="button-small"
+                          title={`Make v${deployment.version} live again?`}
+                          confirmLabel={`Roll back to v${deployment.version}`}
+                          onConfirm={async () => {
+                            await api.activateDeployment({
+                              params: { projectId, deploymentId: deployment.id },
+                            });
+                            onActivated();
+                          }}
+                        >
+                          Connected devices switch to this version without disconnecting.
+                        </ConfirmButton>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ))}
+    </section>
+  );
+}

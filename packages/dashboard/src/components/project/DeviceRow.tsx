@@ -1,0 +1,100 @@
+import type { Device } from "@sdk/protocol";
+import { useEffect, useState } from "react";
+import { api } from "../../api.ts";
+import { useDeviceWatch } from "../../hooks/useDeviceWatch.ts";
+import { Link, paths } from "../../router.tsx";
+import { ConfirmButton } from "../ConfirmButton.tsx";
+import { StatusBadge } from "../StatusBadge.tsx";
+import { RelativeTime } from "../Time.tsx";
+
+export const boardNames: Record<Device["board"], string> = { pico_w: "Pico W", pico2_w: "Pico 2 W" };
+
+/** One device with its status kept live by a watch socket. */
+export function DeviceRow({
+  device: initial,
+  onGone,
+  onRotated,
+}: {
+  device: Device;
+  onGone: (deviceId: string) => void;
+  onRotated: (device: Device, secret: string) => void;
+}) {
+  const [device, setDevice] = useState(initial);
+  const { projectId, id } = initial;
+  const watch = useDeviceWatch(projectId, id, (event) => {
+    if (event.type === "snapshot") setDevice(event.device);
+    else if (event.type === "status") {
+      setDevice((d) => ({ ...d, status: event.status, lastSeenAt: event.at }));
+      // The event has no firmware version: read the device for the rest.
+      api.getDevice({ params: { projectId, deviceId: id } }).then(setDevice, () => {});
+    }
+  });
+
+  useEffect(() => {
+    if (watch === "gone") onGone(id);
+  }, [watch, id, onGone]);
+
+  return (
+    <tr data-device-id={id}>
+      <td data-label="Device">
+        <Link to={paths.device(projectId, id)} className="strong-link">
+          {device.name}
+        </Link>
+        <span className="muted small block">
+          {boardNames[device.board]} · <code>{id}</code>
+        </span>
+      </td>
+      <td data-label="Status">
+        <span aria-live="polite" data-testid="device-status">
+          <span className="sr-only">{device.name} is </span>
+          <StatusBadge status={device.status} />
+        </span>
+        {watch === "reconnecting" && (
+          <span className="muted small block">live updates paused, reconnecting…</span>
+        )}
+      </td>
+      <td data-label="Last seen">
+        {device.status === "online" ? (
+          <span>
+            now{" "}
+            <span className="muted small">
+              (since <RelativeTime iso={device.lastSeenAt} />)
+            </span>
+          </span>
+        ) : (
+          <RelativeTime iso={device.lastSeenAt} fallback="never connected" />
+        )}
+      </td>
+      <td data-label="Firmware">{device.firmwareVersion ?? <span className="muted">—</span>}</td>
+      <td data-label="Actions" className="actions">
+        <ConfirmButton
+          label="New credentials"
+          ariaLabel={`New credentials for ${device.name}`}
+          className="button-small"
+          title={`Issue new credentials for “${device.name}”?`}
+          confirmLabel="Issue new credentials"
+          onConfirm={async () => {
+            const credentials = await api.rotateDeviceCredentials({ params: { projectId, deviceId: id } });
+            onRotated(device, credentials.secret);
+          }}
+        >
+          The current secret stops working at once: the board disconnects and stays offline until it has the
+          new secret.
+        </ConfirmButton>
+        <ConfirmButton
+          label="Delete"
+          ariaLabel={`Delete ${device.name}`}
+          title={`Delete “${device.name}”?`}
+          confirmLabel="Delete device"
+          onConfirm={async () => {
+            await api.deleteDevice({ params: { projectId, deviceId: id } });
+            onGone(id);
+          }}
+        >
+          The device, its logs and its state are removed, and its credentials stop working. This cannot be
+          undone.
+        </ConfirmButton>
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,8 @@
+import { useEffect } from "react";
+
+/** Sets the document title ("Greenhouse · sdk"). */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · sdk` : "sdk";
+  }, [title]);
+}

@@ -1,0 +1,346 @@
+// Browser tests of the dashboard: Debian's Chromium (never a downloaded browser) driven by
+// playwright-core against a real server started in this process, with a simulated board.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, type TestContext, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { build } from "@sdk/build";
+import { SdkClient } from "@sdk/client";
+import { SimulatedDevice } from "@sdk/simulator";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { createServer } from "../../server/src/app.ts";
+import { loadConfig } from "../../server/src/config.ts";
+
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const screenshots = path.join(repoRoot, "test-results", "dashboard");
+const chromiumPath = "/usr/bin/chromium";
+const haveChromium = fs.existsSync(chromiumPath);
+const wait = { timeout: 10_000 };
+const password = "correct horse battery";
+
+let browser: Browser | undefined;
+
+before(async () => {
+  if (!haveChromium) return;
+  const built = spawnSync(process.execPath, [path.join(repoRoot, "scripts", "ensure-dashboard.mjs")], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
+  assert.equal(built.status, 0, built.stderr);
+  assert.ok(
+    fs.existsSync(path.join(repoRoot, "packages/dashboard/dist/index.html")),
+    "dashboard build missing",
+  );
+  fs.mkdirSync(screenshots, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** Skips with a visible message without Chromium, except in CI, where that is a failure. */
+function needBrowser(t: TestContext): Browser | undefined {
+  if (browser) return browser;
+  const message = `${chromiumPath} is missing: install Debian's chromium package to run the dashboard browser tests`;
+  if (process.env.CI) assert.fail(message);
+  t.skip(message);
+  return undefined;
+}
+
+async function startServer(t: TestContext, env: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-"));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
+  const server = await createServer({ config });
+  t.after(() => server.close());
+  const url = await server.listen();
+  return { server, url, host: new URL(url).host };
+}
+
+/** A fresh browser context; console errors (CSP violations among them) and page errors fail the test. */
+async function openPage(
+  t: TestContext,
+  b: Browser,
+  width = 1280,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await b.newContext({ viewport: { width, height: 900 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    // The browser logs failed requests (the 401 of "who am I?" before sign-in) as errors; those are expected.
+    if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
+      problems.push(`console: ${message.text()}`);
+  });
+  t.after(() => assert.deepEqual(problems, [], "the page reported errors"));
+  return { context, page };
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+
+/** Builds a device script in a temp project dir with the real build function. */
+async function buildScript(t: TestContext, script: string, entities: unknown[]) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-script-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "src"));
+  fs.writeFileSync(
+    path.join(dir, "sdk.ts"),
+    `import { defineConfig } from "@sdk/device";\nexport default defineConfig(${JSON.stringify({ board: "pico_w", ha: { entities } })});\n`,
+  );
+  fs.writeFileSync(path.join(dir, "src", "index.ts"), script);
+  const result = await build({ projectDir: dir, skipTypeCheck: true });
+  assert.ok(result.ok, "the script builds");
+  return result;
+}
+
+const script = `
+import { DeviceScript } from "@sdk/device";
+export default class Thermostat extends DeviceScript {
+  async onDeviceConnect() {
+    console.log("thermostat script started");
+    this.env.DEVICE.emitState("temperature", 21.5);
+  }
+  async onMessage(msg) {
+    if (msg.type === "set_temperature") {
+      console.warn("temperature set to " + msg.value);
+      this.env.DEVICE.emitState("temperature", msg.value);
+    }
+  }
+}
+`;
+
+test("first run to a live device: setup, project, device, simulated board, script, state, logs, offline", async (t) => {
+  const b = needBrowser(t);
+  if (!b) return;
+  const { url, host } = await startServer(t);
+  const { page } = await openPage(t, b);
+
+  // First run: the setup screen, then the admin account.
+  await page.goto(url);
+  await page.getByRole("heading", { name: "Create the admin account" }).waitFor(wait);
+  assert.equal(new URL(page.url()).pathname, "/setup");
+  await shot(page, "setup");
+  await page.getByLabel("Email").fill("admin@example.com");
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Repeat the password").fill(password);
+  await page.getByRole("button", { name: "Create admin account" }).click();
+
+  // Projects: empty, then one.
+  await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor(wait);
+  await page.getByText("No projects yet").waitFor(wait);
+  await page.getByLabel("Project name").fill("Greenhouse");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.getByRole("heading", { name: "Greenhouse", level: 1 }).waitFor(wait);
+  const projectId = new URL(page.url()).pathname.split("/")[2]!;
+  assert.match(projectId, /^prj_/);
+
+  // A device: its credentials are shown once, with what to do next.
+  await page.getByLabel("Device name").fill("Sensor 1");
+  await page.getByLabel("Board").selectOption("pico_w");
+  await page.getByRole("button", { name: "Add device" }).click();
+  const deviceId = (await page.getByTestId("device-id").textContent({ timeout: 10_000 }))!.trim();
+  const secret = (await page.getByTestId("device-secret").textContent())!.trim();
+  assert.match(deviceId, /^dev_/);
+  assert.ok(secret.length > 10);
+  await page.getByText(`--server ${host} --device ${deviceId} --secret ${secret}`).waitFor(wait);
+  const row = page.locator(`tr[data-device-id="${deviceId}"]`);
+  await row.getByTestId("device-status").getByText("Offline").waitFor(wait);
+  await shot(page, "project-new-device");
+  await page.getByRole("button", { name: "I have saved the secret" }).click();
+
+  // The simulated board connects with those credentials: the row turns online without a reload.
+  const board = new SimulatedDevice({ server: host, deviceId, secret, board: "pico_w", reconnect: false });
+  t.after(() => board.stop());
+  board.start();
+  await board.waitFor("connected", 10_000);
+  await row.getByTestId("device-status").getByText("Online").waitFor(wait);
+
+  // An API token from the account page, to deploy with.
+  await page.getByRole("link", { name: "Account" }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor(wait);
+  await page.getByLabel("Token name").fill("deploy");
+  await page.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("api-token").textContent({ timeout: 10_000 }))!.trim();
+  assert.match(token, /^sdk_/);
+  await page.getByRole("cell", { name: "deploy", exact: true }).waitFor(wait);
+  await shot(page, "account");
+
+  // The device page, reached by links.
+  await page.getByRole("link", { name: "Projects" }).first().click();
+  await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor(wait);
+  await shot(page, "projects");
+  await page.getByRole("link", { name: "Greenhouse" }).click();
+  await page.getByRole("link", { name: "Sensor 1" }).click();
+  await page.getByRole("heading", { name: "Sensor 1", level: 1 }).waitFor(wait);
+  const status = page.locator(".device-summary").getByTestId("device-status");
+  await status.getByText("Online").waitFor(wait);
+  await page.getByText("Live", { exact: true }).waitFor(wait);
+  await page.getByText("No state yet").waitFor(wait);
+
+  // A script is deployed: its first state value and log line arrive live.
+  const built = await buildScript(t, script, [
+    { id: "temperature", kind: "sensor", name: "Temperature", unit: "°C" },
+  ]);
+  if (!built.ok) return;
+  const api = new SdkClient({ baseUrl: url, token }).api;
+  const deployment = await api.createDeployment({
+    params: { projectId },
+    body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+  });
+  assert.equal(deployment.status, "active", deployment.error ?? "");
+  await page.getByTestId("state-temperature").getByText("21.5").waitFor(wait);
+  await page.locator(".log-line", { hasText: "thermostat script started" }).waitFor(wait);
+
+  // A message to the script changes the state; the chart follows.
+  await page.getByLabel("Message (JSON)").fill('{"type": "set_temperature", "value": 23.25}');
+  await page.getByRole("button", { name: "Send message" }).click();
+  await page.getByText("Delivered “set_temperature” to the script.").waitFor(wait);
+  // The new deployment's entities give the card its name and unit.
+  await page.getByTestId("state-temperature").getByText("23.25 °C").waitFor(wait);
+  await page.getByRole("heading", { name: "History of Temperature (°C)" }).waitFor(wait);
+  await page.locator(".sparkline-caption", { hasText: "latest 23.25 °C" }).waitFor(wait);
+  assert.equal(await page.locator(".sparkline polyline").count(), 1);
+
+  // Lines and values the board itself sends.
+  board.sendLog("warn", "battery low");
+  board.sendState("humidity", 40);
+  await page.locator(".log-line", { hasText: "battery low" }).waitFor(wait);
+  await page.getByTestId("state-humidity").getByText("40").waitFor(wait);
+  await page.getByRole("heading", { name: "History of Temperature (°C)" }).waitFor(wait);
+
+  // Level filter, search and pause.
+  const logs = page.locator(".log-line");
+  await page.getByLabel("Level").selectOption("error");
+  await page.getByText("No line matches the level and search.").waitFor(wait);
+  await page.getByLabel("Level").selectOption("warn");
+  await page.getByLabel("Search").fill("battery");
+  await logs.first().waitFor(wait);
+  assert.equal(await logs.count(), 1);
+  await page.getByLabel("Search").fill("");
+  await page.getByLabel("Level").selectOption("debug");
+  await page.getByRole("button", { name: "Pause" }).click();
+  board.sendLog("info", "sent while paused");
+  await page.getByText("Paused: 1 new line waiting.").waitFor(wait);
+  assert.equal(await page.locator(".log-line", { hasText: "sent while paused" }).count(), 0);
+  await page.getByRole("button", { name: "Resume" }).click();
+  await page.locator(".log-line", { hasText: "sent while paused" }).waitFor(wait);
+  await shot(page, "device");
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "device-phone");
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // The board goes away: the page says so without a reload.
+  await board.stop();
+  await status.getByText("Offline").waitFor(wait);
+
+  // The project page: the deployment, its author, its entities.
+  await page
+    .getByRole("navigation", { name: "Breadcrumb" })
+    .getByRole("link", { name: "Greenhouse" })
+    .click();
+  await page.getByRole("heading", { name: "Greenhouse", level: 1 }).waitFor(wait);
+  await row.getByTestId("device-status").getByText("Offline").waitFor(wait);
+  const deployments = page.locator("[data-deployment-version='1']");
+  await deployments.getByText("Live", { exact: true }).waitFor(wait);
+  await deployments.getByRole("cell", { name: "you" }).waitFor(wait);
+  await page.getByRole("cell", { name: "Temperature", exact: true }).waitFor(wait);
+  await page.getByLabel("Name", { exact: true }).fill("WIFI_SSID");
+  await page.getByLabel("Value", { exact: true }).fill("greenhouse-net");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("cell", { name: "hidden value" }).waitFor(wait);
+  assert.equal(await page.getByText("greenhouse-net").count(), 0, "env values are masked");
+  await page.getByRole("button", { name: "Show the value of WIFI_SSID" }).click();
+  await page.getByText("greenhouse-net").waitFor(wait);
+  await shot(page, "project");
+
+  // Admin: users, registration, audit.
+  await page.getByRole("link", { name: "Admin" }).click();
+  await page.getByRole("heading", { name: "Admin", level: 1 }).waitFor(wait);
+  await page.getByTestId("registration").getByText("Open:").waitFor(wait);
+  await page.getByRole("cell", { name: "admin@example.com (you)" }).waitFor(wait);
+  await page.getByText("deployment.activated").first().waitFor(wait);
+  await shot(page, "admin");
+
+  // Sign out: back to the sign-in page, with the sign-up link (registration is open).
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("heading", { name: "Sign in" }).waitFor(wait);
+  await page.getByRole("link", { name: "Create an account" }).waitFor(wait);
+});
+
+test("registration closed: no sign-up link, and the API refuses with registration_closed", async (t) => {
+  const b = needBrowser(t);
+  if (!b) return;
+  const { url } = await startServer(t, { ALLOW_REGISTRATION: "false" });
+  await new SdkClient({ baseUrl: url }).api.register({ body: { email: "admin@example.com", password } });
+  const { page } = await openPage(t, b);
+
+  await page.goto(url);
+  await page.getByRole("heading", { name: "Sign in" }).waitFor(wait);
+  assert.equal(new URL(page.url()).pathname, "/login");
+  await page.getByText("Ask the admin of this server to add you.").waitFor(wait);
+  assert.equal(await page.getByRole("link", { name: "Create an account" }).count(), 0);
+  await page.goto(`${url}/register`);
+  await page.getByRole("heading", { name: "Sign-up is closed" }).waitFor(wait);
+
+  const response = await fetch(`${url}/v1/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "someone@example.com", password }),
+  });
+  assert.equal(response.status, 403);
+  const body = (await response.json()) as { error: { code: string } };
+  assert.equal(body.error.code, "registration_closed");
+});
+
+test("another user's project and device look like they do not exist", async (t) => {
+  const b = needBrowser(t);
+  if (!b) return;
+  const { url } = await startServer(t);
+  const anon = new SdkClient({ baseUrl: url }).api;
+  const owner = await anon.register({ body: { email: "owner@example.com", password, issueToken: true } });
+  const ownerApi = new SdkClient({ baseUrl: url, token: owner.token!.token }).api;
+  const project = await ownerApi.createProject({ body: { name: "Private lab" } });
+  const { device } = await ownerApi.createDevice({
+    params: { projectId: project.id },
+    body: { name: "Hidden sensor", board: "pico2_w" },
+  });
+  await anon.register({ body: { email: "other@example.com", password, issueToken: true } });
+  const { page } = await openPage(t, b);
+
+  // Signed out, the project URL leads to sign-in and back.
+  await page.goto(`${url}/projects/${project.id}`);
+  await page.getByRole("heading", { name: "Sign in" }).waitFor(wait);
+  await page.getByLabel("Email").fill("other@example.com");
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Not found" }).waitFor(wait);
+  assert.equal(new URL(page.url()).pathname, `/projects/${project.id}`);
+  assert.equal(await page.getByText("Private lab").count(), 0);
+
+  await page.goto(`${url}/projects/${project.id}/devices/${device.id}`);
+  await page.getByRole("heading", { name: "Not found" }).waitFor(wait);
+  assert.equal(await page.getByText("Hidden sensor").count(), 0);
+
+  await page.getByRole("link", { name: "your projects" }).click();
+  await page.getByText("No projects yet").waitFor(wait);
+  // Members have no admin page.
+  assert.equal(await page.getByRole("link", { name: "Admin" }).count(), 0);
+});
