@@ -25,7 +25,10 @@ const current = fs.existsSync(built) && fs.statSync(built).mtimeMs >= sources;
 if (!current) {
   process.stderr.write("Building the dashboard (packages/dashboard)…\n");
   const vite = path.join(root, "..", "..", "node_modules", "vite", "bin", "vite.js");
-  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: root, stdio: "inherit" });
+  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+    cwd: root,
+    stdio: "inherit",
+  });
   if (result.status !== 0) {
     process.stderr.write("The dashboard build failed; the server starts without it.\n");
     process.exit(0);

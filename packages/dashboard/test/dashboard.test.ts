@@ -251,16 +251,28 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await board.stop();
   await status.getByText("Offline").waitFor(wait);
 
-  // The project page: the deployment, its author, its entities.
+  // A second deployment, then the project page: roll back to the first, through the dialog.
+  const second = await api.createDeployment({
+    params: { projectId },
+    body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+  });
+  assert.equal(second.version, 2);
   await page
     .getByRole("navigation", { name: "Breadcrumb" })
     .getByRole("link", { name: "Greenhouse" })
     .click();
   await page.getByRole("heading", { name: "Greenhouse", level: 1 }).waitFor(wait);
   await row.getByTestId("device-status").getByText("Offline").waitFor(wait);
-  const deployments = page.locator("[data-deployment-version='1']");
-  await deployments.getByText("Live", { exact: true }).waitFor(wait);
-  await deployments.getByRole("cell", { name: "you" }).waitFor(wait);
+  const v1 = page.locator("[data-deployment-version='1']");
+  const v2 = page.locator("[data-deployment-version='2']");
+  await v2.getByText("Live", { exact: true }).waitFor(wait);
+  await v1.getByRole("cell", { name: "you" }).waitFor(wait);
+  await v1.getByRole("button", { name: "Roll back to v1" }).click();
+  const dialog = page.getByRole("dialog", { name: "Make v1 live again?" });
+  await dialog.waitFor(wait);
+  await dialog.getByRole("button", { name: "Roll back to v1" }).click();
+  await v1.getByText("Live", { exact: true }).waitFor(wait);
+  await v2.getByText("Previous", { exact: true }).waitFor(wait);
   await page.getByRole("cell", { name: "Temperature", exact: true }).waitFor(wait);
   await page.getByLabel("Name", { exact: true }).fill("WIFI_SSID");
   await page.getByLabel("Value", { exact: true }).fill("greenhouse-net");
@@ -270,6 +282,9 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByRole("button", { name: "Show the value of WIFI_SSID" }).click();
   await page.getByText("greenhouse-net").waitFor(wait);
   await shot(page, "project");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await shot(page, "project-dark");
+  await page.emulateMedia({ colorScheme: "light" });
 
   // Admin: users, registration, audit.
   await page.getByRole("link", { name: "Admin" }).click();
