@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
+import { startServer as startServerProcess } from "../../server/test/helpers/process.ts";
 
 export const sdkBin = fileURLToPath(new URL("../bin/sdk.mjs", import.meta.url));
-const serverMain = fileURLToPath(new URL("../../server/src/main.ts", import.meta.url));
 
 export function tempDir(t: TestContext, prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -84,39 +84,11 @@ export function sdkLive(
   };
 }
 
-/** A real server process on a free port with a temp data dir. */
+/** A real server process on a free port with a temp data dir (the server tests' helper). */
 export async function startServer(
   t: TestContext,
   env: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess }> {
-  const dataDir = tempDir(t, "sdk-cli-server-");
-  const net = await import("node:net");
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(p));
-    });
-  });
-  const child = spawn(process.execPath, [serverMain], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      ...env,
-    },
-    stdio: "ignore",
-  });
-  t.after(() => {
-    child.kill("SIGKILL");
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/ready`)).ok) return { url, child };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("server did not start");
+  const proc = await startServerProcess(t, tempDir(t, "sdk-cli-server-"), { LOG_LEVEL: "warn", ...env });
+  return { url: proc.url, child: proc.child };
 }

@@ -51,7 +51,7 @@ export interface Problem {
 const titles: Record<string, string> = {
   invalid_request: "Some of what you entered is not accepted",
   authentication_required: "Please sign in",
-  invalid_credentials: "Wrong email or password",
+  invalid_credentials: "Check what you typed",
   invalid_token: "Your session has ended",
   forbidden: "You are not allowed to do this",
   cross_site_request: "The request was refused",

@@ -276,7 +276,7 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByRole("cell", { name: "Temperature", exact: true }).waitFor(wait);
   await page.getByLabel("Name", { exact: true }).fill("WIFI_SSID");
   await page.getByLabel("Value", { exact: true }).fill("greenhouse-net");
-  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("button", { name: "Save variable" }).click();
   await page.getByRole("cell", { name: "hidden value" }).waitFor(wait);
   assert.equal(await page.getByText("greenhouse-net").count(), 0, "env values are masked");
   await page.getByRole("button", { name: "Show the value of WIFI_SSID" }).click();
@@ -358,4 +358,98 @@ test("another user's project and device look like they do not exist", async (t) 
   await page.getByText("No projects yet").waitFor(wait);
   // Members have no admin page.
   assert.equal(await page.getByRole("link", { name: "Admin" }).count(), 0);
+});
+
+test("errors in plain words with their docs link, confirmations, and a session that ends", async (t) => {
+  const b = needBrowser(t);
+  if (!b) return;
+  const { url } = await startServer(t);
+  const anon = new SdkClient({ baseUrl: url }).api;
+  const admin = await anon.register({ body: { email: "admin@example.com", password, issueToken: true } });
+  const adminApi = new SdkClient({ baseUrl: url, token: admin.token!.token }).api;
+  await anon.register({ body: { email: "member@example.com", password } });
+  const { page } = await openPage(t, b);
+
+  // A wrong password: the server's words and the docs link of its error code.
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Email").fill("admin@example.com");
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const alert = page.getByRole("alert");
+  await alert.getByText("Invalid email or password").waitFor(wait);
+  const docs = alert.getByRole("link", { name: "More about this error (invalid_credentials)" });
+  assert.match((await docs.getAttribute("href")) ?? "", /\/docs\/errors#invalid_credentials$/);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor(wait);
+
+  // Rename a project; a device page explains why a message cannot be delivered.
+  await page.getByLabel("Project name").fill("Old name");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.getByRole("heading", { name: "Old name", level: 1 }).waitFor(wait);
+  await page.getByRole("button", { name: "Rename" }).click();
+  await page.getByLabel("New name").fill("Workshop");
+  await page.getByRole("button", { name: "Save name" }).click();
+  await page.getByRole("heading", { name: "Workshop", level: 1 }).waitFor(wait);
+  await page.getByLabel("Device name").fill("Bench board");
+  await page.getByLabel("Board").selectOption("pico2_w");
+  await page.getByRole("button", { name: "Add device" }).click();
+  await page.getByTestId("device-secret").waitFor(wait);
+  await page.getByRole("button", { name: "I have saved the secret" }).click();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "project-phone");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.getByRole("link", { name: "Bench board" }).click();
+  await page.getByRole("heading", { name: "Bench board", level: 1 }).waitFor(wait);
+  await page.getByText("No logs yet").waitFor(wait);
+  await page.getByLabel("Message (JSON)").fill("{not json");
+  await page.getByRole("button", { name: "Send message" }).click();
+  await page.getByText("This is not valid JSON.").waitFor(wait);
+  await page.getByLabel("Message (JSON)").fill('{"type": "ping"}');
+  await page.getByRole("button", { name: "Send message" }).click();
+  await page.getByRole("alert").getByText("The device is offline").waitFor(wait);
+  await page.getByRole("link", { name: "More about this error (device_offline)" }).waitFor(wait);
+
+  // Deleting asks first: Escape keeps the project, the dialog's button deletes it.
+  await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Workshop" }).click();
+  await page.getByRole("button", { name: "Delete project" }).click();
+  const dialog = page.getByRole("dialog", { name: "Delete “Workshop”?" });
+  await dialog.waitFor(wait);
+  await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached", ...wait });
+  await page.getByRole("heading", { name: "Workshop", level: 1 }).waitFor(wait);
+  await page.getByRole("button", { name: "Delete project" }).click();
+  await dialog.getByRole("button", { name: "Delete project" }).click();
+  await page.getByText("No projects yet").waitFor(wait);
+
+  // Account: a wrong current password is an error, not a sign-out; then the change works.
+  await page.getByRole("link", { name: "Account" }).click();
+  await page.getByLabel("Current password").fill("wrong password");
+  await page.getByLabel("New password", { exact: true }).fill("a new long password");
+  await page.getByLabel("Repeat the new password").fill("a new long password");
+  await page.getByRole("button", { name: "Change password" }).click();
+  await page.getByRole("alert").getByText("The current password is wrong").waitFor(wait);
+  await page.getByLabel("Current password").fill(password);
+  await page.getByLabel("New password", { exact: true }).fill("a new long password");
+  await page.getByLabel("Repeat the new password").fill("a new long password");
+  await page.getByRole("button", { name: "Change password" }).click();
+  await page.getByText("Your password was changed.").waitFor(wait);
+
+  // Admin: promote the member, then delete them.
+  await page.getByRole("link", { name: "Admin" }).click();
+  await page.getByLabel("Role of member@example.com").selectOption("admin");
+  await page.getByText("member@example.com is now an admin.").waitFor(wait);
+  await page.getByRole("button", { name: "Delete member@example.com" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Delete user" }).click();
+  await page.getByRole("cell", { name: "member@example.com" }).waitFor({ state: "detached", ...wait });
+
+  // The session ends elsewhere (a password change through an API token signs out every browser):
+  // the next call sends the user to sign in, saying why, and back to the same page afterwards.
+  await adminApi.changePassword({ body: { currentPassword: "a new long password", newPassword: password } });
+  await page.getByRole("link", { name: "Account" }).click();
+  await page.getByText("Your session has ended. Please sign in again.").waitFor(wait);
+  await page.getByLabel("Email").fill("admin@example.com");
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Account", level: 1 }).waitFor(wait);
 });

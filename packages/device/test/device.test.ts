@@ -446,7 +446,7 @@ for (const board of boardsUnderTest) {
       assertInvalid(
         board,
         (d) => d.i2cConfigure(0, 5, 4),
-        /^GP5 cannot be I2C0 SDA; use one of GP0, GP4, GP8, GP12, GP16, GP20$/,
+        /^GP5 cannot be I2C0 SDA; use one of GP0, GP4, GP8, GP12, GP16, GP20, GP28$/,
       );
       assertInvalid(
         board,
@@ -534,7 +534,7 @@ for (const board of boardsUnderTest) {
       assertInvalid(
         board,
         (d) => d.uartConfigure(0, { tx: 1, rx: 1 }),
-        /^GP1 cannot be UART0 TX; use one of GP0, GP12, GP16$/,
+        /^GP1 cannot be UART0 TX; use one of GP0, GP12, GP16, GP28$/,
       );
       assertInvalid(
         board,

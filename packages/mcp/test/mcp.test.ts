@@ -9,9 +9,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
+import { startServer as startServerProcess } from "../../server/test/helpers/process.ts";
 
 const bin = fileURLToPath(new URL("../bin/sdk-mcp.mjs", import.meta.url));
-const serverMain = fileURLToPath(new URL("../../server/src/main.ts", import.meta.url));
 
 function tempDir(t: TestContext, prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -20,32 +20,7 @@ function tempDir(t: TestContext, prefix: string): string {
 }
 
 async function startServer(t: TestContext): Promise<string> {
-  const net = await import("node:net");
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(p));
-    });
-  });
-  const child = spawn(process.execPath, [serverMain], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: tempDir(t, "sdk-mcp-data-"),
-      LOG_LEVEL: "warn",
-    },
-    stdio: "ignore",
-  });
-  t.after(() => child.kill("SIGKILL"));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/ready`)).ok) return url;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("server did not start");
+  return (await startServerProcess(t, tempDir(t, "sdk-mcp-data-"), { LOG_LEVEL: "warn" })).url;
 }
 
 async function connectMcp(t: TestContext, env: Record<string, string>) {

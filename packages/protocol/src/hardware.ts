@@ -15,37 +15,25 @@ const headerGpios = [
 /** The onboard LED is wired to the wireless chip, not to an RP2040/RP2350 GPIO: it is its own named pin. */
 export const onboardLed = "LED" as const;
 
+/**
+ * Which header pins each bus can use (the RP2040 and RP2350 share these function-select tables;
+ * the RP2350's extra UART options on other function slots are not offered).
+ */
+const rp2Buses = {
+  i2c: {
+    0: { sda: [0, 4, 8, 12, 16, 20, 28], scl: [1, 5, 9, 13, 17, 21] },
+    1: { sda: [2, 6, 10, 14, 18, 22, 26], scl: [3, 7, 11, 15, 19, 27] },
+  },
+  spi: {
+    0: { sck: [2, 6, 18, 22], tx: [3, 7, 19], rx: [0, 4, 16, 20] },
+    1: { sck: [10, 14, 26], tx: [11, 15, 27], rx: [8, 12, 28] },
+  },
+  uart: { 0: { tx: [0, 12, 16, 28], rx: [1, 13, 17] }, 1: { tx: [4, 8, 20], rx: [5, 9, 21] } },
+} as const;
+
 export const boards = {
-  pico_w: {
-    name: "Raspberry Pi Pico W",
-    chip: "RP2040",
-    gpios: headerGpios,
-    adcPins: [26, 27, 28],
-    i2c: {
-      0: { sda: [0, 4, 8, 12, 16, 20], scl: [1, 5, 9, 13, 17, 21] },
-      1: { sda: [2, 6, 10, 14, 18, 26], scl: [3, 7, 11, 15, 19, 27] },
-    },
-    spi: {
-      0: { sck: [2, 6, 18, 22], tx: [3, 7, 19], rx: [0, 4, 16, 20] },
-      1: { sck: [10, 14, 26], tx: [11, 15, 27], rx: [8, 12, 28] },
-    },
-    uart: { 0: { tx: [0, 12, 16], rx: [1, 13, 17] }, 1: { tx: [4, 8, 20], rx: [5, 9, 21] } },
-  },
-  pico2_w: {
-    name: "Raspberry Pi Pico 2 W",
-    chip: "RP2350",
-    gpios: headerGpios,
-    adcPins: [26, 27, 28],
-    i2c: {
-      0: { sda: [0, 4, 8, 12, 16, 20], scl: [1, 5, 9, 13, 17, 21] },
-      1: { sda: [2, 6, 10, 14, 18, 26], scl: [3, 7, 11, 15, 19, 27] },
-    },
-    spi: {
-      0: { sck: [2, 6, 18, 22], tx: [3, 7, 19], rx: [0, 4, 16, 20] },
-      1: { sck: [10, 14, 26], tx: [11, 15, 27], rx: [8, 12, 28] },
-    },
-    uart: { 0: { tx: [0, 12, 16], rx: [1, 13, 17] }, 1: { tx: [4, 8, 20], rx: [5, 9, 21] } },
-  },
+  pico_w: { name: "Raspberry Pi Pico W", chip: "RP2040", gpios: headerGpios, adcPins: [26, 27, 28], ...rp2Buses },
+  pico2_w: { name: "Raspberry Pi Pico 2 W", chip: "RP2350", gpios: headerGpios, adcPins: [26, 27, 28], ...rp2Buses },
 } as const;
 
 export type BoardId = keyof typeof boards;

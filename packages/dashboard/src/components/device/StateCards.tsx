@@ -3,9 +3,9 @@ import type { StateValue } from "../../hooks/useLiveDevice.ts";
 import { Empty } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
 
-export function formatValue(value: unknown, unit = ""): string {
+export function formatValue(value: unknown): string {
   if (typeof value === "number")
-    return `${Number.isInteger(value) ? value : value.toFixed(2).replace(/\.?0+$/, "")}${unit ? ` ${unit}` : ""}`;
+    return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, "");
   if (typeof value === "boolean") return value ? "On" : "Off";
   if (typeof value === "string") return value;
   if (value === null || value === undefined) return "—";
@@ -37,7 +37,8 @@ export function StateCards({
         const entry = state[id]!;
         const entity = entities.get(id);
         const numeric = typeof entry.value === "number";
-        const text = formatValue(entry.value, entity?.unit);
+        const text = formatValue(entry.value);
+        const unit = numeric ? entity?.unit : undefined;
         return (
           <li
             key={id}
@@ -50,6 +51,7 @@ export function StateCards({
               data-testid={`state-${id}`}
             >
               {text}
+              {unit && <span className="state-unit"> {unit}</span>}
             </span>
             <span className="muted small">
               <RelativeTime iso={entry.updatedAt} />

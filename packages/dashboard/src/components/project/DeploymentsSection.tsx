@@ -29,6 +29,9 @@ export function DeploymentsSection({
   onActivated: () => void;
 }) {
   const userName = useUserNames();
+  const live = deployments.data?.find((d) => d.status === "active")?.version ?? 0;
+  // Going back to an older version is a rollback; a newer one that is not live can be made live too.
+  const verb = (version: number) => (version < live ? "Roll back to" : "Make live:");
   return (
     <section className="card section" aria-labelledby="deployments-title">
       <h2 id="deployments-title">Deployments</h2>
@@ -87,10 +90,10 @@ export function DeploymentsSection({
                     <td data-label="Actions" className="actions">
                       {deployment.status === "inactive" && (
                         <ConfirmButton
-                          label={`Roll back to v${deployment.version}`}
+                          label={`${verb(deployment.version)} v${deployment.version}`}
                           className="button-small"
                           title={`Make v${deployment.version} live again?`}
-                          confirmLabel={`Roll back to v${deployment.version}`}
+                          confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
                           onConfirm={async () => {
                             await api.activateDeployment({
                               params: { projectId, deploymentId: deployment.id },

@@ -51,7 +51,7 @@ function SetEnvVarForm({ projectId, onSaved }: { projectId: string; onSaved: (en
           />
         </div>
         <button type="submit" className="button-primary" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save"}
+          {save.busy ? "Saving…" : "Save variable"}
         </button>
       </div>
       <p className="hint" id="env-name-hint">

@@ -43,7 +43,7 @@ export function ProjectActions({
             />
           </div>
           <button type="submit" className="button-primary" disabled={rename.busy}>
-            Save
+            Save name
           </button>
           <button
             type="button"
