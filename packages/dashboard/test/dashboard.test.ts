@@ -30,6 +30,7 @@ before(async () => {
     encoding: "utf8",
   });
   assert.equal(built.status, 0, built.stderr);
+  assert.doesNotMatch(built.stderr, /build failed/, built.stderr);
   assert.ok(
     fs.existsSync(path.join(repoRoot, "packages/dashboard/dist/index.html")),
     "dashboard build missing",
@@ -311,6 +312,7 @@ test("registration closed: no sign-up link, and the API refuses with registratio
   await page.getByRole("heading", { name: "Sign in" }).waitFor(wait);
   assert.equal(new URL(page.url()).pathname, "/login");
   await page.getByText("Ask the admin of this server to add you.").waitFor(wait);
+  await shot(page, "login");
   assert.equal(await page.getByRole("link", { name: "Create an account" }).count(), 0);
   await page.goto(`${url}/register`);
   await page.getByRole("heading", { name: "Sign-up is closed" }).waitFor(wait);
@@ -441,7 +443,10 @@ test("errors in plain words with their docs link, confirmations, and a session t
   await page.getByText("member@example.com is now an admin.").waitFor(wait);
   await page.getByRole("button", { name: "Delete member@example.com" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Delete user" }).click();
-  await page.getByRole("cell", { name: "member@example.com" }).waitFor({ state: "detached", ...wait });
+  await page
+    .getByRole("region", { name: "Users" })
+    .getByRole("cell", { name: "member@example.com" })
+    .waitFor({ state: "detached", ...wait });
 
   // The session ends elsewhere (a password change through an API token signs out every browser):
   // the next call sends the user to sign in, saying why, and back to the same page afterwards.
