@@ -325,6 +325,25 @@ test("registration closed: no sign-up link, and the API refuses with registratio
   assert.equal(response.status, 403);
   const body = (await response.json()) as { error: { code: string } };
   assert.equal(body.error.code, "registration_closed");
+
+  // With sign-up closed, the admin adds people on the Admin page.
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Email").fill("admin@example.com");
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("link", { name: "Admin" }).click();
+  await page.getByLabel("Email").fill("colleague@example.com");
+  await page.getByLabel("Password").fill("their first password");
+  await page.getByRole("button", { name: "Add user" }).click();
+  await page.getByText("colleague@example.com can now sign in").waitFor(wait);
+  await page
+    .getByRole("region", { name: "Users" })
+    .getByRole("cell", { name: "colleague@example.com", exact: true })
+    .waitFor(wait);
+  const colleague = await new SdkClient({ baseUrl: url }).api.login({
+    body: { email: "colleague@example.com", password: "their first password" },
+  });
+  assert.equal(colleague.user.role, "member");
 });
 
 test("another user's project and device look like they do not exist", async (t) => {

@@ -137,6 +137,7 @@ export const ChangePasswordBody = z.object({
 });
 export const CreateTokenBody = z.object({ name: Name("name") });
 export const ChangeRoleBody = z.object({ role: Role });
+export const CreateUserBody = z.object({ email: Email, password: Password, role: Role.default("member") });
 export const CreateProjectBody = z.object({ name: Name("name") });
 export const RenameProjectBody = z.object({ name: Name("name") });
 export const CreateDeviceBody = z.object({ name: Name("name"), board: Board });
@@ -339,6 +340,15 @@ export const endpoints = {
     summary: "All users",
     access: "admin",
     result: z.array(User),
+  }),
+  createUser: endpoint({
+    method: "POST",
+    path: "/v1/admin/users",
+    summary: "Create an account (works while registration is closed); the admin hands over the password",
+    access: "admin",
+    body: CreateUserBody,
+    result: User,
+    status: 201,
   }),
   changeRole: endpoint({
     method: "PATCH",

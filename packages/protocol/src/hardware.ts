@@ -32,8 +32,20 @@ const rp2Buses = {
 } as const;
 
 export const boards = {
-  pico_w: { name: "Raspberry Pi Pico W", chip: "RP2040", gpios: headerGpios, adcPins: [26, 27, 28], ...rp2Buses },
-  pico2_w: { name: "Raspberry Pi Pico 2 W", chip: "RP2350", gpios: headerGpios, adcPins: [26, 27, 28], ...rp2Buses },
+  pico_w: {
+    name: "Raspberry Pi Pico W",
+    chip: "RP2040",
+    gpios: headerGpios,
+    adcPins: [26, 27, 28],
+    ...rp2Buses,
+  },
+  pico2_w: {
+    name: "Raspberry Pi Pico 2 W",
+    chip: "RP2350",
+    gpios: headerGpios,
+    adcPins: [26, 27, 28],
+    ...rp2Buses,
+  },
 } as const;
 
 export type BoardId = keyof typeof boards;

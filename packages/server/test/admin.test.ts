@@ -93,3 +93,38 @@ test("the audit log records who did what, newest first, with paging", async (t) 
   );
   await assert.rejects(admin.api.listAudit({ query: { limit: 0 } }), code("invalid_request"));
 });
+
+test("admins add accounts directly, even with registration closed; members cannot", async (t) => {
+  const { user, anon } = await startTestServer(t, { env: { ALLOW_REGISTRATION: "false" } });
+  const { client: admin } = await user("admin@example.com");
+  const created = await admin.api.createUser({
+    body: { email: " New@Example.com", password: "a fine password" },
+  });
+  assert.equal(created.email, "new@example.com");
+  assert.equal(created.role, "member");
+  const login = await anon.api.login({
+    body: { email: "new@example.com", password: "a fine password", issueToken: true },
+  });
+  assert.equal(login.user.id, created.id);
+  await assert.rejects(
+    admin.api.createUser({ body: { email: "new@example.com", password: "another one" } }),
+    code("conflict"),
+  );
+  await assert.rejects(
+    admin.api.createUser({ body: { email: "x@example.com", password: "short" } }),
+    code("invalid_request"),
+  );
+  const member = anon.api.login({
+    body: { email: "new@example.com", password: "a fine password", issueToken: true },
+  });
+  const memberClient = (await import("@sdk/client")).SdkClient;
+  const mc = new memberClient({ baseUrl: anon.baseUrl, token: (await member).token!.token });
+  await assert.rejects(
+    mc.api.createUser({ body: { email: "y@example.com", password: "a fine password" } }),
+    code("forbidden"),
+  );
+  const second = await admin.api.createUser({
+    body: { email: "ops@example.com", password: "a fine password", role: "admin" },
+  });
+  assert.equal(second.role, "admin");
+});

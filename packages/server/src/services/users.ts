@@ -1,7 +1,9 @@
-import type { Role, User } from "@sdk/protocol";
+import { idPrefixes, type Role, type User } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
+import { newId } from "../lib/ids.ts";
+import { hashPassword } from "../lib/passwords.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
 import type { AuditService } from "./audit.ts";
@@ -33,6 +35,33 @@ export function usersService(deps: {
     async list(principal: Principal): Promise<User[]> {
       requireAdmin(principal);
       return (await repos.users.list()).map(userView);
+    },
+
+    /** An admin adds an account directly (registration may be closed). */
+    async create(
+      principal: Principal,
+      input: { email: string; password: string; role: Role },
+    ): Promise<User> {
+      requireAdmin(principal);
+      if (await repos.users.findByEmail(input.email))
+        throw new AppError("conflict", "An account with this email already exists");
+      const now = clock.now();
+      const user = {
+        id: newId(idPrefixes.user),
+        email: input.email,
+        passwordHash: await hashPassword(input.password),
+        role: input.role,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await repos.users.insert(user);
+      await audit.record({
+        actorId: principal.user.id,
+        action: "user.created",
+        targetId: user.id,
+        detail: { email: user.email, role: user.role },
+      });
+      return userView(user);
     },
 
     async changeRole(principal: Principal, userId: string, role: Role): Promise<User> {

@@ -8,6 +8,7 @@ import { ConfirmButton } from "../ConfirmButton.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Loading, Success } from "../Feedback.tsx";
 import { DateTime } from "../Time.tsx";
+import { AddUserForm } from "./AddUserForm.tsx";
 
 /** Every user, with their role (changeable) and deletion. */
 export function UsersSection() {
@@ -88,6 +89,7 @@ export function UsersSection() {
           </table>
         </div>
       )}
+      <AddUserForm onAdded={(user) => users.setData((list) => [...list, user])} />
     </section>
   );
 }
