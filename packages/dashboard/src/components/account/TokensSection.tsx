@@ -4,6 +4,7 @@ import { api } from "../../api.ts";
 import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { ConfirmButton } from "../ConfirmButton.tsx";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Empty, Loading } from "../Feedback.tsx";
 import { SecretValue } from "../SecretValue.tsx";
@@ -49,48 +50,33 @@ export function TokensSection() {
         (tokens.data.length === 0 ? (
           <Empty title="No API tokens">Create one below when a tool needs to act as you.</Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Your API tokens</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.data.map((token) => (
-                  <tr key={token.id}>
-                    <td data-label="Name">{token.name}</td>
-                    <td data-label="Created">
-                      <DateTime iso={token.createdAt} />
-                    </td>
-                    <td data-label="Last used">
-                      <RelativeTime iso={token.lastUsedAt} fallback="never" />
-                    </td>
-                    <td data-label="Actions" className="actions">
-                      <ConfirmButton
-                        label="Revoke"
-                        ariaLabel={`Revoke ${token.name}`}
-                        title={`Revoke “${token.name}”?`}
-                        confirmLabel="Revoke token"
-                        onConfirm={async () => {
-                          await api.revokeToken({ params: { tokenId: token.id } });
-                          tokens.setData((list) => list.filter((t) => t.id !== token.id));
-                        }}
-                      >
-                        Anything that uses this token stops working at once.
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Your API tokens" columns={["Name", "Created", "Last used"]} actions>
+            {tokens.data.map((token) => (
+              <tr key={token.id}>
+                <td data-label="Name">{token.name}</td>
+                <td data-label="Created">
+                  <DateTime iso={token.createdAt} />
+                </td>
+                <td data-label="Last used">
+                  <RelativeTime iso={token.lastUsedAt} fallback="never" />
+                </td>
+                <td data-label="Actions" className="actions">
+                  <ConfirmButton
+                    label="Revoke"
+                    ariaLabel={`Revoke ${token.name}`}
+                    title={`Revoke “${token.name}”?`}
+                    confirmLabel="Revoke token"
+                    onConfirm={async () => {
+                      await api.revokeToken({ params: { tokenId: token.id } });
+                      tokens.setData((list) => list.filter((t) => t.id !== token.id));
+                    }}
+                  >
+                    Anything that uses this token stops working at once.
+                  </ConfirmButton>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         ))}
       <form className="form subcard" onSubmit={submit} aria-labelledby="new-token-title">
         <h3 id="new-token-title">New token</h3>

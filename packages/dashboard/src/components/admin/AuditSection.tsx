@@ -5,6 +5,7 @@ import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { useUserNames } from "../../hooks/useUserNames.ts";
 import { Link, paths } from "../../router.tsx";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Empty, Loading } from "../Feedback.tsx";
 import { DateTime } from "../Time.tsx";
@@ -44,50 +45,37 @@ export function AuditSection() {
           <Empty title="Nothing recorded yet" />
         ) : (
           <>
-            <div className="table-wrap">
-              <table className="table responsive">
-                <caption className="sr-only">Audit log, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Who</th>
-                    <th scope="col">What</th>
-                    <th scope="col">Project</th>
-                    <th scope="col">Details</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {entries.map((entry) => (
-                    <tr key={entry.id}>
-                      <td data-label="When">
-                        <DateTime iso={entry.at} />
-                      </td>
-                      <td data-label="Who">{entry.actorId ? userName(entry.actorId) : "system"}</td>
-                      <td data-label="What">
-                        <code>{entry.action}</code>
-                        {entry.targetId && <span className="muted small block">{entry.targetId}</span>}
-                      </td>
-                      <td data-label="Project">
-                        {entry.projectId ? (
-                          projectNames.has(entry.projectId) ? (
-                            <Link to={paths.project(entry.projectId)}>
-                              {projectNames.get(entry.projectId)}
-                            </Link>
-                          ) : (
-                            <code>{entry.projectId}</code>
-                          )
-                        ) : (
-                          "—"
-                        )}
-                      </td>
-                      <td data-label="Details" className="small wrap">
-                        {detailText(entry.detail) || "—"}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Audit log, newest first"
+              columns={["When", "Who", "What", "Project", "Details"]}
+            >
+              {entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td data-label="When">
+                    <DateTime iso={entry.at} />
+                  </td>
+                  <td data-label="Who">{entry.actorId ? userName(entry.actorId) : "system"}</td>
+                  <td data-label="What">
+                    <code>{entry.action}</code>
+                    {entry.targetId && <span className="muted small block">{entry.targetId}</span>}
+                  </td>
+                  <td data-label="Project">
+                    {entry.projectId ? (
+                      projectNames.has(entry.projectId) ? (
+                        <Link to={paths.project(entry.projectId)}>{projectNames.get(entry.projectId)}</Link>
+                      ) : (
+                        <code>{entry.projectId}</code>
+                      )
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td data-label="Details" className="small wrap">
+                    {detailText(entry.detail) || "—"}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
             {loadOlder.error != null && <ErrorMessage error={loadOlder.error} />}
             {!exhausted && first.data.length === pageSize && (
               <button type="button" onClick={() => void loadOlder.run()} disabled={loadOlder.busy}>

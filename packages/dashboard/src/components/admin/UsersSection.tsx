@@ -5,6 +5,7 @@ import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { useSession, useUser } from "../../session.tsx";
 import { ConfirmButton } from "../ConfirmButton.tsx";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Loading, Success } from "../Feedback.tsx";
 import { DateTime } from "../Time.tsx";
@@ -32,62 +33,46 @@ export function UsersSection() {
       {users.status === "loading" && <Loading what="users" />}
       {users.status === "error" && <ErrorMessage error={users.error} onRetry={users.reload} />}
       {users.status === "ready" && (
-        <div className="table-wrap">
-          <table className="table responsive">
-            <caption className="sr-only">All users of this server</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.data.map((user) => (
-                <tr key={user.id}>
-                  <td data-label="Email">
-                    {user.email}
-                    {user.id === me.id && <span className="muted small"> (you)</span>}
-                  </td>
-                  <td data-label="Role">
-                    <select
-                      aria-label={`Role of ${user.email}`}
-                      value={user.role}
-                      disabled={changeRole.busy}
-                      onChange={(e) => void changeRole.run(user, e.target.value as Role)}
-                    >
-                      <option value="member">Member</option>
-                      <option value="admin">Admin</option>
-                    </select>
-                  </td>
-                  <td data-label="Joined">
-                    <DateTime iso={user.createdAt} />
-                  </td>
-                  <td data-label="Actions" className="actions">
-                    {user.id !== me.id && (
-                      <ConfirmButton
-                        label="Delete"
-                        ariaLabel={`Delete ${user.email}`}
-                        title={`Delete ${user.email}?`}
-                        confirmLabel="Delete user"
-                        onConfirm={async () => {
-                          await api.deleteUser({ params: { userId: user.id } });
-                          users.setData((list) => list.filter((u) => u.id !== user.id));
-                        }}
-                      >
-                        Their projects, devices, tokens and sessions are deleted with them. This cannot be
-                        undone.
-                      </ConfirmButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="All users of this server" columns={["Email", "Role", "Joined"]} actions>
+          {users.data.map((user) => (
+            <tr key={user.id}>
+              <td data-label="Email">
+                {user.email}
+                {user.id === me.id && <span className="muted small"> (you)</span>}
+              </td>
+              <td data-label="Role">
+                <select
+                  aria-label={`Role of ${user.email}`}
+                  value={user.role}
+                  disabled={changeRole.busy}
+                  onChange={(e) => void changeRole.run(user, e.target.value as Role)}
+                >
+                  <option value="member">Member</option>
+                  <option value="admin">Admin</option>
+                </select>
+              </td>
+              <td data-label="Joined">
+                <DateTime iso={user.createdAt} />
+              </td>
+              <td data-label="Actions" className="actions">
+                {user.id !== me.id && (
+                  <ConfirmButton
+                    label="Delete"
+                    ariaLabel={`Delete ${user.email}`}
+                    title={`Delete ${user.email}?`}
+                    confirmLabel="Delete user"
+                    onConfirm={async () => {
+                      await api.deleteUser({ params: { userId: user.id } });
+                      users.setData((list) => list.filter((u) => u.id !== user.id));
+                    }}
+                  >
+                    Their projects, devices, tokens and sessions are deleted with them. This cannot be undone.
+                  </ConfirmButton>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <AddUserForm onAdded={(user) => users.setData((list) => [...list, user])} />
     </section>

@@ -3,6 +3,7 @@ import { api } from "../../api.ts";
 import type { LoadResult } from "../../hooks/useLoad.ts";
 import { useUserNames } from "../../hooks/useUserNames.ts";
 import { ConfirmButton } from "../ConfirmButton.tsx";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Empty, Loading } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
@@ -49,67 +50,53 @@ export function DeploymentsSection({
             shows how.
           </Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Deployments, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Deployed</th>
-                  <th scope="col">By</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deployments.data.map((deployment) => (
-                  <tr key={deployment.id} data-deployment-version={deployment.version}>
-                    <td data-label="Version">
-                      <strong>v{deployment.version}</strong>
-                      <span className="muted small block">
-                        {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
-                      </span>
-                    </td>
-                    <td data-label="Status">
-                      <span className={`pill pill-${deployment.status}`}>
-                        {statusWords[deployment.status]}
-                      </span>
-                      {deployment.error && <pre className="error-text">{deployment.error}</pre>}
-                    </td>
-                    <td data-label="Deployed">
-                      <RelativeTime iso={deployment.createdAt} />
-                      {deployment.status === "active" && rolledBack(deployment) && (
-                        <span className="muted small block">
-                          live since <RelativeTime iso={deployment.activatedAt} />
-                        </span>
-                      )}
-                    </td>
-                    <td data-label="By">{userName(deployment.createdBy)}</td>
-                    <td data-label="Actions" className="actions">
-                      {deployment.status === "inactive" && (
-                        <ConfirmButton
-                          label={`${verb(deployment.version)} v${deployment.version}`}
-                          className="button-small"
-                          title={`Make v${deployment.version} live again?`}
-                          confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
-                          onConfirm={async () => {
-                            await api.activateDeployment({
-                              params: { projectId, deploymentId: deployment.id },
-                            });
-                            onActivated();
-                          }}
-                        >
-                          Connected devices switch to this version without disconnecting.
-                        </ConfirmButton>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Deployments, newest first"
+            columns={["Version", "Status", "Deployed", "By"]}
+            actions
+          >
+            {deployments.data.map((deployment) => (
+              <tr key={deployment.id} data-deployment-version={deployment.version}>
+                <td data-label="Version">
+                  <strong>v{deployment.version}</strong>
+                  <span className="muted small block">
+                    {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
+                  </span>
+                </td>
+                <td data-label="Status">
+                  <span className={`pill pill-${deployment.status}`}>{statusWords[deployment.status]}</span>
+                  {deployment.error && <pre className="error-text">{deployment.error}</pre>}
+                </td>
+                <td data-label="Deployed">
+                  <RelativeTime iso={deployment.createdAt} />
+                  {deployment.status === "active" && rolledBack(deployment) && (
+                    <span className="muted small block">
+                      live since <RelativeTime iso={deployment.activatedAt} />
+                    </span>
+                  )}
+                </td>
+                <td data-label="By">{userName(deployment.createdBy)}</td>
+                <td data-label="Actions" className="actions">
+                  {deployment.status === "inactive" && (
+                    <ConfirmButton
+                      label={`${verb(deployment.version)} v${deployment.version}`}
+                      className="button-small"
+                      title={`Make v${deployment.version} live again?`}
+                      confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
+                      onConfirm={async () => {
+                        await api.activateDeployment({
+                          params: { projectId, deploymentId: deployment.id },
+                        });
+                        onActivated();
+                      }}
+                    >
+                      Connected devices switch to this version without disconnecting.
+                    </ConfirmButton>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         ))}
     </section>
   );

@@ -3,6 +3,7 @@ import { type FormEvent, useCallback, useState } from "react";
 import { api } from "../../api.ts";
 import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Empty, Loading } from "../Feedback.tsx";
 import { DeviceCredentials } from "./DeviceCredentials.tsx";
@@ -95,40 +96,28 @@ export function DevicesSection({ projectId }: { projectId: string }) {
             Add one below: you get its credentials for a Pico W / Pico 2 W, or for the simulated board.
           </Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Devices of this project, with live status</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Last seen</th>
-                  <th scope="col">Firmware</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...devices.data]
-                  .sort((a, b) => a.name.localeCompare(b.name))
-                  .map((device) => (
-                    <DeviceRow
-                      key={device.id}
-                      device={device}
-                      onGone={onGone}
-                      onRotated={(d, secret) =>
-                        setShown({
-                          deviceName: d.name,
-                          credentials: { deviceId: d.id, secret },
-                          rotated: true,
-                        })
-                      }
-                    />
-                  ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Devices of this project, with live status"
+            columns={["Device", "Status", "Last seen", "Firmware"]}
+            actions
+          >
+            {[...devices.data]
+              .sort((a, b) => a.name.localeCompare(b.name))
+              .map((device) => (
+                <DeviceRow
+                  key={device.id}
+                  device={device}
+                  onGone={onGone}
+                  onRotated={(d, secret) =>
+                    setShown({
+                      deviceName: d.name,
+                      credentials: { deviceId: d.id, secret },
+                      rotated: true,
+                    })
+                  }
+                />
+              ))}
+          </DataTable>
         ))}
       <AddDeviceForm
         projectId={projectId}

@@ -1,5 +1,6 @@
 import type { EntityConfigSchema } from "@sdk/protocol";
 import type { LoadResult } from "../../hooks/useLoad.ts";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Empty, Loading } from "../Feedback.tsx";
 
@@ -17,33 +18,22 @@ export function EntitiesSection({ entities }: { entities: LoadResult<EntityConfi
             , then deploy.
           </Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Entities of the live deployment</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Id</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Unit</th>
-                  <th scope="col">Device class</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entities.data.map((entity) => (
-                  <tr key={entity.id}>
-                    <td data-label="Name">{entity.name}</td>
-                    <td data-label="Id">
-                      <code>{entity.id}</code>
-                    </td>
-                    <td data-label="Kind">{entity.kind}</td>
-                    <td data-label="Unit">{entity.unit ?? "—"}</td>
-                    <td data-label="Device class">{entity.deviceClass ?? "—"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Entities of the live deployment"
+            columns={["Name", "Id", "Kind", "Unit", "Device class"]}
+          >
+            {entities.data.map((entity) => (
+              <tr key={entity.id}>
+                <td data-label="Name">{entity.name}</td>
+                <td data-label="Id">
+                  <code>{entity.id}</code>
+                </td>
+                <td data-label="Kind">{entity.kind}</td>
+                <td data-label="Unit">{entity.unit ?? "—"}</td>
+                <td data-label="Device class">{entity.deviceClass ?? "—"}</td>
+              </tr>
+            ))}
+          </DataTable>
         ))}
     </section>
   );

@@ -4,6 +4,7 @@ import { api } from "../../api.ts";
 import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { ConfirmButton } from "../ConfirmButton.tsx";
+import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Empty, Loading } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
@@ -134,33 +135,18 @@ export function EnvVarsSection({ projectId }: { projectId: string }) {
             Settings and secrets for your script (Wi-Fi names, API keys) go here.
           </Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Environment variables</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...vars.data]
-                  .sort((a, b) => a.name.localeCompare(b.name))
-                  .map((envVar) => (
-                    <EnvVarRow
-                      key={envVar.name}
-                      projectId={projectId}
-                      envVar={envVar}
-                      onRemoved={() => setData((list) => list.filter((v) => v.name !== envVar.name))}
-                    />
-                  ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Environment variables" columns={["Name", "Value", "Updated"]} actions>
+            {[...vars.data]
+              .sort((a, b) => a.name.localeCompare(b.name))
+              .map((envVar) => (
+                <EnvVarRow
+                  key={envVar.name}
+                  projectId={projectId}
+                  envVar={envVar}
+                  onRemoved={() => setData((list) => list.filter((v) => v.name !== envVar.name))}
+                />
+              ))}
+          </DataTable>
         ))}
       <SetEnvVarForm
         projectId={projectId}
