@@ -62,6 +62,22 @@ export interface BuildOptions {
   onStep?: (step: "config" | "typecheck" | "bundle" | "cached") => void;
 }
 
+/**
+ * How device scripts are type-checked: standard JavaScript only (no DOM, no Node types); the sandbox's
+ * few globals come from @sdk/device's globals.d.ts. `sdk init` writes the same into tsconfig.json.
+ */
+export const scriptCompilerOptions = {
+  target: "es2023",
+  module: "esnext",
+  moduleResolution: "bundler",
+  lib: ["es2023"],
+  types: [],
+  strict: true,
+  noImplicitAny: false,
+  noEmit: true,
+  skipLibCheck: true,
+} as const;
+
 const aliases = {
   "@sdk/device": deviceEntry,
   "@sdk/device/runtime": deviceRuntime,
@@ -163,15 +179,7 @@ async function typeCheck(projectDir: string, cacheDir: string): Promise<Diagnost
     JSON.stringify(
       {
         compilerOptions: {
-          target: "es2023",
-          module: "esnext",
-          moduleResolution: "bundler",
-          lib: ["es2023"],
-          types: [],
-          strict: true,
-          noImplicitAny: false,
-          noEmit: true,
-          skipLibCheck: true,
+          ...scriptCompilerOptions,
           allowImportingTsExtensions: true,
           paths: { "@sdk/device": [deviceEntry], "@sdk/protocol/hardware": [hardwareEntry] },
         },

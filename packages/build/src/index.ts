@@ -6,4 +6,5 @@ export {
   formatDiagnostic,
   loadProjectConfig,
   type Manifest,
+  scriptCompilerOptions,
 } from "./build.ts";

@@ -1,3 +1,5 @@
+import { scriptCompilerOptions } from "@sdk/build";
+
 /** The files `sdk init` writes. Each is a function of the project's name, board and id. */
 export interface TemplateInput {
   name: string;
@@ -92,17 +94,7 @@ export default class Main extends DeviceScript {
   "tsconfig.json": () =>
     `${JSON.stringify(
       {
-        compilerOptions: {
-          target: "es2023",
-          module: "esnext",
-          moduleResolution: "bundler",
-          lib: ["es2023"],
-          types: [],
-          strict: true,
-          noImplicitAny: false,
-          noEmit: true,
-          skipLibCheck: true,
-        },
+        compilerOptions: scriptCompilerOptions,
         include: ["src", "sdk.ts", "node_modules/@sdk/device/globals.d.ts"],
       },
       null,
