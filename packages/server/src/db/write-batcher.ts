@@ -34,6 +34,14 @@ export class WriteBatcher {
     });
   }
 
+  /**
+   * Resolves once every write queued before this call is committed, without waiting for writes
+   * queued later (reads use it: they see what watchers were already told, even under load).
+   */
+  barrier(): Promise<void> {
+    return this.#queue.length === 0 && !this.#running ? Promise.resolve() : this.run(async () => {});
+  }
+
   /** Resolves once everything queued so far is committed (or failed). */
   async drain(): Promise<void> {
     while (this.#queue.length > 0 || this.#running || this.#scheduled) {

@@ -14,7 +14,7 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       }),
     /** Newest first; `before` is the id of the last entry of the previous page. */
     list: async (viewer: Viewer, projectId: string, deviceId: string, limit: number, before?: string) => {
-      await batcher.drain(); // entries already published to watchers are readable here too
+      await batcher.barrier(); // entries already published to watchers are readable here too
       let query = db
         .selectFrom("deviceLogs")
         .innerJoin("devices", "devices.id", "deviceLogs.deviceId")

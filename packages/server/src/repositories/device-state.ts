@@ -27,7 +27,7 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
           .execute();
       }),
     latest: async (viewer: Viewer, projectId: string, deviceId: string) => {
-      await batcher.drain(); // values already published to watchers are readable here too
+      await batcher.barrier(); // values already published to watchers are readable here too
       return db
         .selectFrom("deviceState")
         .innerJoin("devices", "devices.id", "deviceState.deviceId")
@@ -38,7 +38,7 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         .orderBy("deviceState.entityId")
         .execute();
     },
-    history: (
+    history: async (
       viewer: Viewer,
       projectId: string,
       deviceId: string,
@@ -46,6 +46,7 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       limit: number,
       before?: string,
     ) => {
+      await batcher.barrier();
       let query = db
         .selectFrom("deviceStateHistory")
         .innerJoin("devices", "devices.id", "deviceStateHistory.deviceId")
