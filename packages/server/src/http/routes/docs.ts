@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { errorCatalog, errorCodes } from "@sdk/protocol";
 import type { FastifyInstance } from "fastify";
-import { Marked } from "marked";
+import type { Marked } from "marked";
 import { AppError } from "../../errors.ts";
 import { escapeHtml, htmlPage } from "../html.ts";
 import { buildOpenApi } from "../openapi.ts";
@@ -15,21 +15,31 @@ const slug = (text: string) =>
     .trim()
     .replace(/\s+/g, "-");
 
-const markdown = new Marked({
-  renderer: {
-    heading({ tokens, depth, text }) {
-      return `<h${depth} id="${slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
-    },
-  },
-});
+let renderer: Promise<Marked> | undefined;
 
-function errorsPage(): string {
+/** The Markdown renderer, loaded on the first docs request rather than at boot. */
+function markdown(): Promise<Marked> {
+  renderer ??= import("marked").then(
+    ({ Marked }) =>
+      new Marked({
+        renderer: {
+          heading({ tokens, depth, text }) {
+            return `<h${depth} id="${slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+          },
+        },
+      }),
+  );
+  return renderer;
+}
+
+async function errorsPage(): Promise<string> {
+  const md = await markdown();
   const rows = errorCodes
     .map((code) => {
       const e = errorCatalog[code];
       return `<h2 id="${code}"><code>${code}</code></h2>
 <p>HTTP ${e.status} · <q>${escapeHtml(e.message)}</q></p>
-${markdown.parse(e.description)}`;
+${md.parse(e.description)}`;
     })
     .join("\n");
   return htmlPage(
@@ -42,15 +52,19 @@ ${rows}`,
 
 /** Human docs under `/docs/`, the OpenAPI document, and the answers for removed or moved URLs. */
 export function docsRoutes(app: FastifyInstance, docsDir: string, version: string): void {
-  const openApi = buildOpenApi(version);
-  const errors = errorsPage();
-  const html = (body: string) => (_: unknown, reply: { type(t: string): unknown }) => {
-    reply.type("text/html; charset=utf-8");
-    return body;
-  };
+  // Built on first use: nothing here should slow the boot.
+  let openApi: ReturnType<typeof buildOpenApi> | undefined;
+  let errors: Promise<string> | undefined;
 
-  app.get("/v1/openapi.json", async () => openApi);
-  app.get("/docs/errors", html(errors));
+  app.get("/v1/openapi.json", async () => {
+    openApi ??= buildOpenApi(version);
+    return openApi;
+  });
+  app.get("/docs/errors", async (_request, reply) => {
+    errors ??= errorsPage();
+    reply.type("text/html; charset=utf-8");
+    return errors;
+  });
   app.get("/docs", async (_request, reply) => {
     const files = (await fs.readdir(docsDir)).filter((f) => f.endsWith(".md")).sort();
     const links = files
@@ -74,7 +88,7 @@ export function docsRoutes(app: FastifyInstance, docsDir: string, version: strin
     }
     const title = /^#\s+(.+)$/m.exec(text)?.[1] ?? page;
     reply.type("text/html; charset=utf-8");
-    return htmlPage(title, await markdown.parse(text));
+    return htmlPage(title, await (await markdown()).parse(text));
   });
 
   app.get("/changelog", async (_request, reply) => reply.redirect("/docs/changelog", 301));
