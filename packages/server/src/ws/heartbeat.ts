@@ -9,7 +9,7 @@ interface Tracked {
 /**
  * One timer pings every open socket each interval. A socket that misses two pongs in a row is
  * terminated (its close handler then runs as for any other close). Any frame from the peer counts
- * as a sign of life too.
+ * (and a ping from the peer) as a sign of life too.
  */
 export class Heartbeat {
   readonly #sockets = new Map<WebSocket, Tracked>();
@@ -27,6 +27,7 @@ export class Heartbeat {
       entry.alive = true;
     };
     socket.on("pong", alive);
+    socket.on("ping", alive); // a device that pings the server is alive too
     socket.on("message", alive);
     socket.once("close", () => this.#sockets.delete(socket));
   }
