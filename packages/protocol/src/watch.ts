@@ -60,7 +60,9 @@ export type WatchEventType = WatchEvent["type"];
 
 /** Close codes of the watch socket. */
 export const watchCloseCodes = {
-  /** The device was deleted, or the watcher lost access to it. */
+  /** The token or session was revoked, or the user lost access: authenticate again. */
+  revoked: 4001,
+  /** The device was deleted. */
   gone: 4004,
   /** The watcher fell too far behind (see docs/protocol.md). */
   tooSlow: 4008,

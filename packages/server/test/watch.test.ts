@@ -227,3 +227,32 @@ test("watch: a slow watcher is bounded: events are dropped past the buffer and a
   t.diagnostic(`received ${received} log events, dropped ${lagged.dropped}`);
   assert.ok(received + lagged.dropped >= 2500, "every event was either delivered or counted as dropped");
 });
+
+test("watch: a revoked token, a deleted user or a lost admin role ends the stream (4001)", async (t) => {
+  const s = await setup(t);
+  const token = await s.bob.client.api.createToken({ body: { name: "ha" } });
+  const viaToken = await openSocket(t, wsUrl(s.url, s.path), { headers: bearer(token.token) });
+  await viaToken.inbox.type("snapshot");
+  const viaOther = await openSocket(t, wsUrl(s.url, s.path), { headers: bearer(s.bob.client.token) });
+  await viaOther.inbox.type("snapshot");
+  await s.bob.client.api.revokeToken({ params: { tokenId: token.id } });
+  const closed = await viaToken.closed;
+  assert.equal(closed.code, 4001);
+  assert.equal(viaOther.ws.readyState, viaOther.ws.OPEN, "other credentials keep their stream");
+
+  // an admin watching someone else's device loses the stream when demoted
+  const carol = await s.user("carol@example.com");
+  await s.alice.client.api.changeRole({ params: { userId: carol.auth.user.id }, body: { role: "admin" } });
+  const asAdmin = await openSocket(t, wsUrl(s.url, s.path), { headers: bearer(carol.client.token) });
+  await asAdmin.inbox.type("snapshot");
+  await s.alice.client.api.changeRole({ params: { userId: carol.auth.user.id }, body: { role: "member" } });
+  assert.equal((await asAdmin.closed).code, 4001);
+  await assert.rejects(
+    openSocket(t, wsUrl(s.url, s.path), { headers: bearer(carol.client.token) }),
+    (e: any) => e.status === 404,
+  );
+
+  // deleting the owner ends their streams
+  await s.alice.client.api.deleteUser({ params: { userId: s.bob.auth.user.id } });
+  assert.ok([4001, 4004].includes((await viaOther.closed).code));
+});

@@ -23,6 +23,18 @@ export const viewerOf = (principal: Principal): Viewer => ({
   isAdmin: principal.user.role === "admin",
 });
 
+/** A credential (or every credential of a user) stopped being valid: open watch sockets close. */
+export type Revocation =
+  | { kind: "credential"; credentialId: string }
+  | { kind: "user"; userId: string; exceptCredentialId?: string; sessionsOnly?: boolean };
+
+/** True when an open connection authenticated as `principal` must end because of `revocation`. */
+export function revokes(revocation: Revocation, principal: Principal): boolean {
+  if (revocation.kind === "credential") return revocation.credentialId === principal.credentialId;
+  if (revocation.sessionsOnly && principal.via !== "session") return false;
+  return revocation.userId === principal.user.id && revocation.exceptCredentialId !== principal.credentialId;
+}
+
 export interface Credentials {
   email: string;
   password: string;
@@ -57,6 +69,10 @@ export function authService({
   version,
 }: AuthServiceDeps) {
   const sessionMaxAgeMs = sessionMaxAgeDays * 86_400_000;
+  const revocationListeners = new Set<(revocation: Revocation) => void>();
+  const revoke = (revocation: Revocation) => {
+    for (const listener of revocationListeners) listener(revocation);
+  };
 
   function throttle(keys: string[]) {
     const wait = limiter.retryAfterSeconds(keys);
@@ -153,6 +169,7 @@ export function authService({
     async logout(principal: Principal): Promise<void> {
       if (principal.via === "session") await repos.sessions.delete(principal.credentialId);
       else await repos.apiTokens.deleteForUser(principal.user.id, principal.credentialId);
+      revoke({ kind: "credential", credentialId: principal.credentialId });
     },
 
     async authenticateSession(cookieValue: string): Promise<Principal | null> {
@@ -181,6 +198,13 @@ export function authService({
         principal.user.id,
         principal.via === "session" ? principal.credentialId : null,
       );
+      // Sessions elsewhere end; API tokens stay valid, so only session-based connections close.
+      revoke({
+        kind: "user",
+        userId: principal.user.id,
+        exceptCredentialId: principal.credentialId,
+        sessionsOnly: true,
+      });
       await audit.record({
         actorId: principal.user.id,
         action: "user.password_changed",
@@ -205,10 +229,19 @@ export function authService({
     async revokeToken(principal: Principal, tokenId: string): Promise<void> {
       if (!(await repos.apiTokens.deleteForUser(principal.user.id, tokenId)))
         throw new AppError("not_found", "No such API token");
+      revoke({ kind: "credential", credentialId: tokenId });
       await audit.record({ actorId: principal.user.id, action: "token.revoked", targetId: tokenId });
     },
 
     purgeExpiredSessions: () => repos.sessions.deleteExpired(clock.now()),
+
+    /** A user's access changed (deleted, demoted): their open connections must re-authenticate. */
+    revokeUser: (userId: string) => revoke({ kind: "user", userId }),
+
+    onRevoked(listener: (revocation: Revocation) => void): () => void {
+      revocationListeners.add(listener);
+      return () => revocationListeners.delete(listener);
+    },
   };
 }
 export type AuthService = ReturnType<typeof authService>;

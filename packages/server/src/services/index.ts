@@ -72,18 +72,26 @@ export function createServices({
     limits: config.scripts,
     onError,
   });
+  const auth = authService({
+    repos,
+    audit,
+    limiter,
+    clock,
+    allowRegistration: config.allowRegistration,
+    sessionMaxAgeDays: config.sessionMaxAgeDays,
+    version,
+  });
   return {
     audit,
-    auth: authService({
+    auth,
+    users: usersService({
       repos,
       audit,
-      limiter,
+      bus,
+      files,
       clock,
-      allowRegistration: config.allowRegistration,
-      sessionMaxAgeDays: config.sessionMaxAgeDays,
-      version,
+      onAccessLost: (userId) => auth.revokeUser(userId),
     }),
-    users: usersService({ repos, audit, bus, files, clock }),
     projects: projectsService({ repos, audit, bus, files, clock }),
     devices,
     deviceLogs,

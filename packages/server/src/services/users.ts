@@ -18,8 +18,10 @@ export function usersService(deps: {
   bus: EventBus;
   files: ProjectFiles;
   clock: Clock;
+  /** A user's access shrank (deleted, no longer admin): their open connections must end. */
+  onAccessLost: (userId: string) => void;
 }) {
-  const { repos, audit, bus, files, clock } = deps;
+  const { repos, audit, bus, files, clock, onAccessLost } = deps;
 
   function requireAdmin(principal: Principal) {
     if (principal.user.role !== "admin") throw new AppError("forbidden", "Only admins can manage users");
@@ -72,6 +74,7 @@ export function usersService(deps: {
       }
       const updated = await repos.users.updateRole(userId, role, clock.now());
       if (!updated) throw new AppError("not_found", "No such user");
+      if (user.role === "admin" && role !== "admin") onAccessLost(userId);
       await audit.record({
         actorId: principal.user.id,
         action: "user.role_changed",
@@ -91,6 +94,7 @@ export function usersService(deps: {
         projectIds.map(async (id) => [id, await repos.devices.idsInProjects([id])] as const),
       );
       await repos.users.delete(userId);
+      onAccessLost(userId);
       for (const [projectId, deviceIds] of devices) disconnectDeleted(bus, projectId, deviceIds);
       await Promise.all(projectIds.map((id) => files.remove(id)));
       await audit.record({

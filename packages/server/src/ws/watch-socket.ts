@@ -6,7 +6,7 @@ import { AppError } from "../errors.ts";
 import type { DeviceEvent } from "../events/bus.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { isOwnOrigin } from "../http/cross-site.ts";
-import type { Principal } from "../services/auth.ts";
+import { type Principal, revokes } from "../services/auth.ts";
 import type { Services } from "../services/index.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 
@@ -119,8 +119,16 @@ export function watchSocket(
         if (ready) deliver(event);
         else early.push(event);
       });
+      // A revoked token, an ended session or lost access ends the stream too.
+      const principal = request.watcher!;
+      const unwatchRevocations = services.auth.onRevoked((revocation) => {
+        if (revokes(revocation, principal)) socket.close(watchCloseCodes.revoked, "credentials revoked");
+      });
       heartbeat.track(socket as WebSocket, () => {});
-      socket.on("close", unsubscribe);
+      socket.on("close", () => {
+        unsubscribe();
+        unwatchRevocations();
+      });
       socket.on("message", () => {}); // watchers have nothing to say; frames only count as signs of life
 
       services.watch.snapshot(request.watcher!, device).then(
