@@ -46,8 +46,9 @@ export function watchDevice(
       }
     };
     socket.onclose = (event) => {
-      // 4004: the device is gone; 1008/401-like refusals do not get better by retrying fast.
-      const willReconnect = !stopped && options.reconnect !== false && event.code !== 4004;
+      // 4004: the device is gone; 4001: the credential was revoked. Retrying would not help.
+      const willReconnect =
+        !stopped && options.reconnect !== false && event.code !== 4004 && event.code !== 4001;
       options.onClose?.({ code: event.code, reason: event.reason, willReconnect });
       if (!willReconnect) return;
       const delay = Math.min(30_000, 500 * 2 ** attempt++) * (0.5 + Math.random() / 2);
