@@ -1,0 +1,68 @@
+import { parseArgs } from "node:util";
+
+export interface Options {
+  devices: number;
+  /** Handshakes in flight at once during the initial connect (over all workers). */
+  concurrency: number;
+  /** Load-generator processes. */
+  workers: number;
+  /** The idle window over which heartbeat CPU is measured. */
+  idleSeconds: number;
+  targets: ("sdk" | "reference")[];
+  timeoutMinutes: number;
+  /** Where to write the JSON results (default bench/results/connections-<date>.json). */
+  out: string | undefined;
+  /** Measure the sdk server of this commit (exported), not the working tree. */
+  serverRef: string | undefined;
+  /** Write V8 CPU profiles of the servers here (diagnosis only: profiling slows them down). */
+  profileDir: string | undefined;
+}
+
+const usage = `usage: node bench/connections/run.ts [--devices N] [--concurrency N] [--workers N]
+       [--idle-seconds S] [--only sdk|reference] [--timeout-minutes M] [--out FILE]
+       [--server-ref GIT-REF] [--profile DIR]`;
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} must be a whole number ≥ 1\n${usage}`);
+  return value;
+}
+
+export function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      devices: { type: "string" },
+      concurrency: { type: "string" },
+      workers: { type: "string" },
+      "idle-seconds": { type: "string" },
+      only: { type: "string" },
+      "timeout-minutes": { type: "string" },
+      out: { type: "string" },
+      profile: { type: "string" },
+      "server-ref": { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const only = values.only;
+  if (only !== undefined && only !== "sdk" && only !== "reference") {
+    throw new Error(`--only must be sdk or reference\n${usage}`);
+  }
+  return {
+    devices: positive("devices", values.devices, 10_000),
+    concurrency: positive("concurrency", values.concurrency, 200),
+    workers: positive("workers", values.workers, 1),
+    idleSeconds: positive("idle-seconds", values["idle-seconds"], 30),
+    targets: only ? [only] : ["sdk", "reference"],
+    timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 30),
+    out: values.out,
+    profileDir: values.profile,
+    serverRef: values["server-ref"],
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The reference: a bare `ws` WebSocketServer speaking just enough of the device protocol for the
+ * simulator (Basic auth header accepted unchecked, hello → welcome, a ping every HEARTBEAT_SECONDS,
+ * two missed pongs drop the socket). No database, no logging, no framework: the ceiling for a Node
+ * WebSocket server on this machine.
+ *
+ * Env: PORT (0 = any), HOST, HEARTBEAT_SECONDS. Prints `listening <port>` once ready.
+ */
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
+
+const heartbeatSeconds = Number(process.env.HEARTBEAT_SECONDS ?? 5);
+const maxFrameBytes = 64 * 1024;
+
+const wss = new WebSocketServer({
+  host: process.env.HOST ?? "127.0.0.1",
+  port: Number(process.env.PORT ?? 0),
+  path: "/v1/device",
+  maxPayload: maxFrameBytes - 1,
+  perMessageDeflate: false,
+  verifyClient: (info: { req: IncomingMessage }) =>
+    /^Basic\s+\S+$/i.test(info.req.headers.authorization ?? ""),
+});
+
+const missed = new Map<WebSocket, number>();
+
+wss.on("connection", (socket, request) => {
+  const decoded = Buffer.from(
+    (request.headers.authorization ?? "").replace(/^Basic\s+/i, ""),
+    "base64",
+  ).toString();
+  const deviceId = decoded.slice(0, Math.max(0, decoded.indexOf(":")));
+  missed.set(socket, 0);
+  socket.on("pong", () => missed.set(socket, 0));
+  socket.on("message", (data) => {
+    missed.set(socket, 0);
+    let type: unknown;
+    try {
+      type = (JSON.parse(data.toString()) as { type?: unknown }).type;
+    } catch {
+      return;
+    }
+    if (type !== "hello") return;
+    socket.send(
+      JSON.stringify({
+        type: "welcome",
+        protocol: 1,
+        deviceId,
+        serverTime: new Date().toISOString(),
+        heartbeatSeconds,
+      }),
+    );
+  });
+  socket.on("error", () => {});
+  socket.on("close", () => missed.delete(socket));
+});
+
+const heartbeat = setInterval(() => {
+  for (const [socket, count] of missed) {
+    if (count >= 2) {
+      missed.delete(socket);
+      socket.terminate();
+      continue;
+    }
+    missed.set(socket, count + 1);
+    socket.ping();
+  }
+}, heartbeatSeconds * 1000);
+
+wss.on("listening", () => {
+  process.stdout.write(`listening ${(wss.address() as AddressInfo).port}\n`);
+});
+
+process.on("SIGTERM", () => {
+  clearInterval(heartbeat);
+  for (const socket of wss.clients) socket.close(1001, "server shutting down");
+  wss.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 5_000).unref();
+});

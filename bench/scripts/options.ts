@@ -1,0 +1,86 @@
+import { parseArgs } from "node:util";
+
+export interface Options {
+  /** Fleet sizes of the end-to-end part, one after the other (e.g. [100, 1000]). */
+  devices: number[];
+  /** Offered rates (messages/s over the whole fleet), each held for `seconds`. */
+  rates: number[];
+  seconds: number;
+  /** How many devices of each fleet get a watch socket (the first ones); the others send unmeasured. */
+  watch: number;
+  /** After a step, how long to wait for the watchers to get the last messages. */
+  drainSeconds: number;
+  /** Seconds each handler-call variant is measured (after a warm-up of a quarter of that). */
+  callSeconds: number;
+  /** Which parts to run. */
+  calls: boolean;
+  e2e: boolean;
+  targets: ("sdk" | "reference")[];
+  timeoutMinutes: number;
+  /** Where to write the JSON results (default bench/results/scripts-<date>.json). */
+  out: string | undefined;
+  /** Write V8 CPU profiles of the servers here (diagnosis only: profiling slows them down). */
+  profileDir: string | undefined;
+  /** Do not wait for other benchmark runs to end before starting. */
+  noWait: boolean;
+}
+
+const usage = `usage: node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds S]
+       [--watch N] [--drain-seconds S] [--call-seconds S] [--only calls|e2e|sdk|reference]
+       [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]`;
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} must be a whole number ≥ 1\n${usage}`);
+  return value;
+}
+
+function list(name: string, raw: string | undefined, fallback: number[]): number[] {
+  if (raw === undefined) return fallback;
+  return raw.split(",").map((item) => positive(name, item.trim(), 0));
+}
+
+export function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      devices: { type: "string" },
+      rates: { type: "string" },
+      seconds: { type: "string" },
+      watch: { type: "string" },
+      "drain-seconds": { type: "string" },
+      "call-seconds": { type: "string" },
+      only: { type: "string" },
+      "timeout-minutes": { type: "string" },
+      out: { type: "string" },
+      profile: { type: "string" },
+      "no-wait": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const only = values.only;
+  if (only !== undefined && !["calls", "e2e", "sdk", "reference"].includes(only)) {
+    throw new Error(`--only must be calls, e2e, sdk or reference\n${usage}`);
+  }
+  return {
+    devices: list("devices", values.devices, [100, 1000]),
+    rates: list("rates", values.rates, [1000, 5000, 10_000]),
+    seconds: positive("seconds", values.seconds, 10),
+    watch: positive("watch", values.watch, 1000),
+    drainSeconds: positive("drain-seconds", values["drain-seconds"], 5),
+    callSeconds: positive("call-seconds", values["call-seconds"], 3),
+    calls: only === undefined || only === "calls",
+    e2e: only !== "calls",
+    targets: only === "sdk" || only === "reference" ? [only] : ["sdk", "reference"],
+    timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 15),
+    out: values.out,
+    profileDir: values.profile,
+    noWait: values["no-wait"] === true,
+  };
+}

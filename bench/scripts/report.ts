@@ -1,0 +1,145 @@
+import { cell, markdownTable, ratioCell } from "../lib/table.ts";
+import type { CallsResult } from "./handler-calls.ts";
+import type { StepResult, TargetResult } from "./phases.ts";
+
+const mib = (b: number) => b / 1024 / 1024;
+
+/** Part 1: one row per way of calling the handler. */
+export function callsTable(calls: CallsResult): string {
+  const base = calls.rates[0]?.callsPerSecond;
+  return markdownTable(
+    [
+      "",
+      "calls/s (median round)",
+      "slowest – fastest round",
+      "µs per call",
+      "CPU (% of a core)",
+      "÷ sandbox.deliver (default)",
+    ],
+    calls.rates.map((r) => [
+      r.name,
+      cell(r.callsPerSecond, 0),
+      `${cell(r.minPerSecond, 0)} – ${cell(r.maxPerSecond, 0)}`,
+      cell(r.usPerCall, 2),
+      cell(r.cpuPercent, 0),
+      ratioCell(r.callsPerSecond, base, 2),
+    ]),
+  );
+}
+
+/** Part 1: single calls with the process idle in between. */
+export function spacedTable(calls: CallsResult): string {
+  return markdownTable(
+    ["one call per 1 ms timer", "median (µs)", "p90 (µs)"],
+    calls.spaced.map((s) => [s.name, cell(s.medianUs, 1), cell(s.p90Us, 1)]),
+  );
+}
+
+/** Part 1: QuickJS memory per script instance. */
+export function memoryTable(calls: CallsResult): string {
+  const m = calls.memory;
+  const first = m.growth[0];
+  return markdownTable(
+    ["", ""],
+    [
+      ["sandbox.memoryBytes after load (MiB)", cell(mib(m.initialBytes), 2)],
+      [`after attaching ${cell(m.firstDevices, 0)} devices (MiB)`, cell(mib(m.afterFirstBytes), 2)],
+      ["first growth at (devices attached)", first ? cell(first.devices, 0) : "–"],
+      [
+        "growths (devices → MiB)",
+        m.growth.map((g) => `${cell(g.devices, 0)} → ${cell(mib(g.bytes), 1)}`).join(", ") || "–",
+      ],
+      ["**memory per instance (bytes)**", cell(m.bytesPerInstance, 0)],
+      [
+        "used at load, estimated (MiB)",
+        m.loadBytesEstimate === null ? "–" : cell(mib(m.loadBytesEstimate), 2),
+      ],
+      ["attach() (µs)", cell(m.usPerAttach, 1)],
+    ],
+  );
+}
+
+function stepCells(s: StepResult | undefined): string[] {
+  if (!s) return ["skipped", "", "", "", "", "", "", "", "", ""];
+  return [
+    cell(s.achievedPerSecond, 0),
+    cell(s.latency.p50Ms, 2),
+    cell(s.latency.p99Ms, 2),
+    cell(s.latency.maxMs, 1),
+    `${cell(s.measured - s.received, 0)} / ${cell(s.measured, 0)}`,
+    cell(s.cpu.serverPercent, 0),
+    cell(s.cpu.serverLoopBusy * 100, 0),
+    cell(mib(s.serverRssBytes), 0),
+    cell(s.cpu.generatorPercent, 0),
+    `${cell(s.cpu.otherPercent, 0)} / ${cell(s.cpu.stealPercent, 0)}`,
+  ];
+}
+
+/**
+ * Part 2: per fleet size and offered rate, a row per server and their ratio (sdk / reference) for
+ * throughput, latency and server CPU.
+ */
+export function e2eTable(results: readonly TargetResult[]): string {
+  const sdk = results.find((r) => r.target === "sdk");
+  const reference = results.find((r) => r.target === "reference");
+  const rows: string[][] = [];
+  const fleets = [...new Set(results.flatMap((r) => r.fleets.map((f) => f.devices)))];
+  const rates = [
+    ...new Set(
+      results.flatMap((r) =>
+        r.fleets.flatMap((f) => [...f.steps.map((s) => s.offeredPerSecond), ...f.skippedRates]),
+      ),
+    ),
+  ];
+  for (const n of fleets) {
+    for (const rate of rates) {
+      const step = (r: TargetResult | undefined) =>
+        r?.fleets.find((f) => f.devices === n)?.steps.find((s) => s.offeredPerSecond === rate);
+      const label = `${cell(n, 0)} devices, ${cell(rate, 0)}/s`;
+      for (const r of results) rows.push([label, r.target, ...stepCells(step(r))]);
+      const a = step(sdk);
+      const b = step(reference);
+      if (a && b) {
+        rows.push([
+          label,
+          "sdk / reference",
+          ratioCell(a.achievedPerSecond, b.achievedPerSecond, 2),
+          ratioCell(a.latency.p50Ms, b.latency.p50Ms),
+          ratioCell(a.latency.p99Ms, b.latency.p99Ms),
+          ratioCell(a.latency.maxMs, b.latency.maxMs),
+          "",
+          ratioCell(a.cpu.serverPercent, b.cpu.serverPercent),
+          "",
+          ratioCell(a.serverRssBytes, b.serverRssBytes),
+          "",
+          "",
+        ]);
+      }
+    }
+  }
+  return markdownTable(
+    [
+      "Devices, offered",
+      "server",
+      "through (msg/s)",
+      "p50 (ms)",
+      "p99 (ms)",
+      "max (ms)",
+      "late or lost / timed",
+      "server CPU (%)",
+      "server loop busy (%)",
+      "server RSS (MiB)",
+      "generator CPU (%)",
+      "others / steal (% of a core)",
+    ],
+    rows,
+  );
+}
+
+export function report(record: { calls: CallsResult | null; e2e: TargetResult[] }): string {
+  const parts: string[] = [];
+  if (record.calls)
+    parts.push(callsTable(record.calls), spacedTable(record.calls), memoryTable(record.calls));
+  if (record.e2e.length > 0) parts.push(e2eTable(record.e2e));
+  return parts.join("\n\n");
+}

@@ -1,0 +1,138 @@
+/**
+ * Script benchmark. Part 1: handler calls per second through `@sdk/sandbox` (deadlines on), against
+ * a plain JS call and a bare QuickJS call, and QuickJS memory per device instance. Part 2: device
+ * message → script → emitState → watcher, end to end through the real sdk server at fixed offered
+ * rates, then the same through a plain `ws` relay (the reference).
+ *
+ *   node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds 10] [--help]
+ *
+ * Prints progress and Markdown tables; writes bench/results/scripts-<date>.json.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { Child } from "../lib/child.ts";
+import { resultsFile, writeResults } from "../lib/json.ts";
+import { waitQuiet } from "../lib/measure.ts";
+import { machineInfo, openFilesLimit, otherBenchmarks } from "../lib/proc.ts";
+import { progressLog, runBench, waitForOtherBenchmarks } from "../lib/run.ts";
+import { workingTree } from "../lib/server-source.ts";
+import { ReferenceTarget, SdkTarget, type Target } from "../lib/targets.ts";
+import { measureCalls } from "./calls.ts";
+import type { LoadGenerator } from "./generator.ts";
+import type { CallsResult } from "./handler-calls.ts";
+import { parseOptions } from "./options.ts";
+import { benchTarget, type TargetResult } from "./phases.ts";
+import { buildScript, counterScript, tickScript } from "./project.ts";
+import { report } from "./report.ts";
+
+/** Devices ping every minute: heartbeats stay out of the figures. */
+const heartbeatSeconds = 60;
+
+const options = parseOptions(process.argv.slice(2));
+const log = progressLog();
+/** Other benchmark runs seen: before starting (after waiting for them), and later. */
+const others = { atStart: [] as string[], during: [] as string[] };
+
+/** Notes (and warns of) any other benchmark run that started since. */
+function checkOthers(): void {
+  for (const other of otherBenchmarks()) {
+    if (others.atStart.includes(other) || others.during.includes(other)) continue;
+    others.during.push(other);
+    log(`warning: another benchmark started (${other}); the figures from now on are suspect`);
+  }
+}
+
+const live = {
+  children: new Set<Child>(),
+  targets: new Set<Target>(),
+  generators: new Set<LoadGenerator>(),
+};
+
+/** Ends every process this run started (only those) and removes their temporary directories. */
+async function cleanUp(): Promise<void> {
+  await Promise.allSettled([...live.generators].map((g) => g.stop()));
+  await Promise.allSettled([...live.targets].map((t) => t.dispose()));
+  await Promise.allSettled([...live.children].map((c) => c.stop("SIGTERM", 5_000)));
+  live.generators.clear();
+  live.targets.clear();
+  live.children.clear();
+}
+
+async function main(): Promise<void> {
+  // The server and the generator each hold a device socket and a watch socket per device.
+  const needed = 2 * Math.max(...options.devices) + 1024;
+  if (options.e2e && openFilesLimit() < needed) {
+    throw new Error(`the open-files limit (${openFilesLimit()}) is below ${needed}: raise it with ulimit -n`);
+  }
+  const machine = machineInfo();
+  log(`${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, node ${machine.node}`);
+  const source = workingTree();
+  log(`sdk server: ${source.description}`);
+  const loadAtStart = os.loadavg();
+
+  log("building the bench scripts with @sdk/build");
+  const counter = await buildScript(counterScript);
+  const tick = await buildScript(tickScript);
+
+  let calls: CallsResult | null = null;
+  let quietBeforeCalls: { waitedMs: number; otherPercent: number } | null = null;
+  if (options.calls) {
+    log(`part 1: handler calls, ${options.callSeconds} s per variant`);
+    checkOthers();
+    quietBeforeCalls = await waitQuiet([process.pid], 60_000);
+    if (quietBeforeCalls.waitedMs > 0) {
+      log(`  waited ${quietBeforeCalls.waitedMs} ms for other work on the machine to stop`);
+    }
+    calls = await measureCalls(counter, tick, options.callSeconds, (c) => live.children.add(c));
+    for (const r of calls.rates) log(`  ${r.name}: ${r.callsPerSecond.toLocaleString("en-US")} calls/s`);
+    log(`  memory per instance: ${calls.memory.bytesPerInstance ?? "?"} bytes`);
+  }
+
+  const e2e: TargetResult[] = [];
+  if (options.e2e) {
+    log(
+      `part 2: ${options.devices.join(", ")} devices at ${options.rates.join(", ")} msg/s, ${options.seconds} s each`,
+    );
+    for (const name of options.targets) {
+      checkOthers();
+      const nodeFlags = options.profileDir
+        ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`]
+        : [];
+      const targetOptions = { heartbeatSeconds, nodeFlags };
+      const target =
+        name === "sdk"
+          ? await SdkTarget.create(source, targetOptions)
+          : await ReferenceTarget.create("bench/scripts/reference-server.ts", targetOptions);
+      live.targets.add(target);
+      try {
+        e2e.push(await benchTarget(target, tick, options, log, (g) => live.generators.add(g)));
+      } finally {
+        await cleanUp();
+      }
+    }
+  }
+
+  checkOthers();
+  const record = {
+    date: new Date().toISOString(),
+    argv: process.argv.slice(2),
+    options,
+    machine,
+    server: { commit: source.commit, dirty: source.dirty, description: source.description },
+    /** 1/5/15-minute load averages: the machine may be shared with other work. */
+    loadAverage: { start: loadAtStart, end: os.loadavg() },
+    otherBenchmarks: others,
+    /** Part 1: how long it waited for other work on the machine to stop, and what that used then. */
+    quietBeforeCalls,
+    calls,
+    e2e,
+  };
+  process.stdout.write(`\n${report(record)}\n\n`);
+  const out = options.out ?? resultsFile(`scripts-${record.date.slice(0, 10)}`);
+  writeResults(out, record);
+  log(`results written to ${path.relative(process.cwd(), out)}`);
+}
+
+// Two benchmarks at once would distort each other: wait (at most 20 min) for any other to end.
+if (!options.noWait) others.atStart = await waitForOtherBenchmarks(log);
+runBench(main, cleanUp, { timeoutMinutes: options.timeoutMinutes, log });
