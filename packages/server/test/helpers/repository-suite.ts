@@ -1,0 +1,142 @@
+import type { TestContext } from "node:test";
+import { describe } from "node:test";
+import { type Database, openDatabase } from "../../src/db/database.ts";
+import type { DeviceRow } from "../../src/repositories/devices.ts";
+import { createRepositories, type Repositories, type Viewer } from "../../src/repositories/index.ts";
+import type { ProjectRow } from "../../src/repositories/projects.ts";
+import type { UserRow } from "../../src/repositories/users.ts";
+import { postgresUrl } from "./postgres.ts";
+import { tempDir } from "./server.ts";
+
+/** Opens a fresh, migrated database for one test, or returns null when the test was skipped. */
+type Open = (t: TestContext) => Promise<Database | null>;
+
+/** Well past 2^32 ms, so a 32-bit column would overflow: timestamps must be stored as 64-bit integers. */
+export const T0 = Date.UTC(2026, 0, 1);
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+
+export interface Ctx {
+  database: Database;
+  repos: Repositories;
+  /** Inserts a user; createdAt/updatedAt default to T0. */
+  user(overrides?: Partial<UserRow>): Promise<UserRow>;
+  project(ownerId: string, overrides?: Partial<ProjectRow>): Promise<ProjectRow>;
+  device(projectId: string, overrides?: Partial<DeviceRow & { secretHash: string }>): Promise<DeviceRow>;
+  secretHashOf(deviceId: string): Promise<string | undefined>;
+}
+
+function suiteHelpers(open: Open) {
+  let seq = 0;
+  const nextId = (prefix: string) => `${prefix}_${String(++seq).padStart(6, "0")}`;
+
+  /** A fresh database for this test, closed when the test ends (before its directory/schema goes). */
+  async function setup(t: TestContext): Promise<Ctx | null> {
+    let database: Database | null = null;
+    t.after(async () => {
+      await database?.close();
+    });
+    database = await open(t);
+    if (!database) return null;
+    const db = database;
+    const repos = createRepositories(db.db, db.batcher);
+    return {
+      database: db,
+      repos,
+      async user(overrides = {}) {
+        const id = overrides.id ?? nextId("usr");
+        const row: UserRow = {
+          id,
+          email: `${id}@example.com`,
+          passwordHash: `hash-of-${id}`,
+          role: "member",
+          createdAt: T0,
+          updatedAt: T0,
+          ...overrides,
+        };
+        await repos.users.insert(row);
+        return row;
+      },
+      async project(ownerId, overrides = {}) {
+        const id = overrides.id ?? nextId("prj");
+        const row: ProjectRow = {
+          id,
+          ownerId,
+          name: `project ${id}`,
+          createdAt: T0,
+          updatedAt: T0,
+          ...overrides,
+        };
+        await repos.projects.insert(row);
+        return row;
+      },
+      async device(projectId, overrides = {}) {
+        const { secretHash = "secret-hash-0", status, ...rest } = overrides;
+        const id = rest.id ?? nextId("dev");
+        const row = {
+          id,
+          projectId,
+          name: `device ${id}`,
+          board: "pico_w" as const,
+          lastSeenAt: null,
+          firmwareVersion: null,
+          createdAt: T0,
+          updatedAt: T0,
+          ...rest,
+        };
+        await repos.devices.insert({ ...row, secretHash });
+        return { ...row, status: status ?? "offline" };
+      },
+      async secretHashOf(deviceId) {
+        const row = await db.db
+          .selectFrom("devices")
+          .select("secretHash")
+          .where("id", "=", deviceId)
+          .executeTakeFirst();
+        return row?.secretHash;
+      },
+    };
+  }
+
+  const viewerOf = (user: UserRow): Viewer => ({ userId: user.id, isAdmin: user.role === "admin" });
+
+  /** Alice (member) and Bob (member) each own a project; Root is an admin who owns none. */
+  async function tenants(c: Ctx) {
+    const alice = await c.user({ email: "alice@example.com" });
+    const bob = await c.user({ email: "bob@example.com" });
+    const root = await c.user({ email: "root@example.com", role: "admin" });
+    const aliceProject = await c.project(alice.id, { name: "alice's", createdAt: T0 + 1 });
+    const bobProject = await c.project(bob.id, { name: "bob's", createdAt: T0 + 2 });
+    return {
+      alice,
+      bob,
+      root,
+      aliceProject,
+      bobProject,
+      asAlice: viewerOf(alice),
+      asBob: viewerOf(bob),
+      asRoot: viewerOf(root),
+    };
+  }
+  return { setup, tenants, viewerOf };
+}
+
+export type SuiteHelpers = ReturnType<typeof suiteHelpers>;
+
+/**
+ * Defines the same repository tests for SQLite and for PostgreSQL (skipped with a message where no
+ * PostgreSQL answers, failing in CI).
+ */
+export function repositorySuites(title: string, body: (h: SuiteHelpers) => void): void {
+  const dialects: [string, Open][] = [
+    ["SQLite", async (t) => openDatabase({ dataDir: tempDir(t), databaseUrl: null })],
+    [
+      "PostgreSQL",
+      async (t) => {
+        const url = await postgresUrl(t);
+        return url ? openDatabase({ dataDir: tempDir(t), databaseUrl: url }) : null;
+      },
+    ],
+  ];
+  for (const [name, open] of dialects) describe(`${title} on ${name}`, () => body(suiteHelpers(open)));
+}
