@@ -1,5 +1,6 @@
 import type { TestContext } from "node:test";
 import { describe } from "node:test";
+import { sql } from "kysely";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import type { DeviceRow } from "../../src/repositories/devices.ts";
 import { createRepositories, type Repositories, type Viewer } from "../../src/repositories/index.ts";
@@ -16,6 +17,73 @@ export const T0 = Date.UTC(2026, 0, 1);
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 
+/**
+ * Every table and its columns, in declaration order, as both dialects must store them. Kysely's own
+ * bookkeeping tables (kysely_migration*) are left out.
+ */
+export const expectedSchema: Record<string, string[]> = {
+  api_tokens: ["id", "user_id", "name", "token_hash", "created_at", "last_used_at"],
+  audit_log: ["id", "at", "actor_id", "action", "project_id", "target_id", "detail"],
+  deployments: [
+    "id",
+    "project_id",
+    "version",
+    "status",
+    "sha256",
+    "manifest",
+    "error",
+    "created_by",
+    "created_at",
+    "activated_at",
+  ],
+  device_logs: ["id", "device_id", "at", "level", "source", "message"],
+  device_state: ["device_id", "entity_id", "value", "updated_at"],
+  device_state_history: ["id", "device_id", "entity_id", "value", "at"],
+  devices: [
+    "id",
+    "project_id",
+    "name",
+    "board",
+    "secret_hash",
+    "status",
+    "last_seen_at",
+    "firmware_version",
+    "created_at",
+    "updated_at",
+  ],
+  env_vars: ["project_id", "name", "value_encrypted", "updated_at"],
+  projects: ["id", "owner_id", "name", "created_at", "updated_at"],
+  readiness: ["id", "checked_at"],
+  sessions: ["id", "user_id", "created_at", "expires_at"],
+  users: ["id", "email", "password_hash", "role", "created_at", "updated_at"],
+};
+
+export async function tableColumns(database: Database): Promise<Record<string, string[]>> {
+  const rows =
+    database.dialect === "sqlite"
+      ? (
+          await sql<{ tableName: string; columnName: string }>`
+            select m.name as table_name, c.name as column_name
+            from sqlite_master m join pragma_table_info(m.name) c
+            where m.type = 'table' and m.name not like 'sqlite_%'
+            order by m.name, c.cid`.execute(database.db)
+        ).rows
+      : (
+          await sql<{ tableName: string; columnName: string }>`
+            select table_name, column_name
+            from information_schema.columns
+            where table_schema = current_schema()
+            order by table_name, ordinal_position`.execute(database.db)
+        ).rows;
+  const tables: Record<string, string[]> = {};
+  for (const { tableName, columnName } of rows) {
+    if (tableName.startsWith("kysely_migration")) continue;
+    const columns = tables[tableName] ?? [];
+    columns.push(columnName);
+    tables[tableName] = columns;
+  }
+  return tables;
+}
 export interface Ctx {
   database: Database;
   repos: Repositories;
