@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { positive } from "../lib/options.ts";
 
 export interface Options {
   devices: number;
@@ -21,14 +22,6 @@ export interface Options {
 const usage = `usage: node bench/connections/run.ts [--devices N] [--concurrency N] [--workers N]
        [--idle-seconds S] [--only sdk|reference] [--timeout-minutes M] [--out FILE]
        [--server-ref GIT-REF] [--profile DIR]`;
-
-function positive(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`--${name} must be a whole number ≥ 1\n${usage}`);
-  return value;
-}
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -55,12 +48,12 @@ export function parseOptions(argv: string[]): Options {
     throw new Error(`--only must be sdk or reference\n${usage}`);
   }
   return {
-    devices: positive("devices", values.devices, 10_000),
-    concurrency: positive("concurrency", values.concurrency, 200),
-    workers: positive("workers", values.workers, 1),
-    idleSeconds: positive("idle-seconds", values["idle-seconds"], 30),
+    devices: positive("devices", values.devices, 10_000, usage),
+    concurrency: positive("concurrency", values.concurrency, 200, usage),
+    workers: positive("workers", values.workers, 1, usage),
+    idleSeconds: positive("idle-seconds", values["idle-seconds"], 30, usage),
     targets: only ? [only] : ["sdk", "reference"],
-    timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 30),
+    timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 30, usage),
     out: values.out,
     profileDir: values.profile,
     serverRef: values["server-ref"],

@@ -16,7 +16,7 @@ import { resultsFile, writeResults } from "../lib/json.ts";
 import { machineInfo, openFilesLimit } from "../lib/proc.ts";
 import { progressLog, runBench } from "../lib/run.ts";
 import { exportRef, type ServerSource, workingTree } from "../lib/server-source.ts";
-import { ReferenceTarget, SdkTarget, type Target } from "../lib/targets.ts";
+import { startTarget, type Target } from "../lib/targets.ts";
 import type { Generator } from "./generator.ts";
 import { parseOptions } from "./options.ts";
 import { benchTarget, type TargetResult } from "./phases.ts";
@@ -68,14 +68,10 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg();
   const results: TargetResult[] = [];
   for (const name of options.targets) {
-    const nodeFlags = options.profileDir
-      ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`]
-      : [];
-    const targetOptions = { heartbeatSeconds, nodeFlags };
-    const target =
-      name === "sdk"
-        ? await SdkTarget.create(source, targetOptions)
-        : await ReferenceTarget.create("bench/connections/reference-server.ts", targetOptions);
+    const target = await startTarget(name, source, "bench/connections/reference-server.ts", {
+      heartbeatSeconds,
+      profileDir: options.profileDir,
+    });
     live.targets.add(target);
     try {
       results.push(await benchTarget(target, options, log, (g) => live.generators.add(g)));

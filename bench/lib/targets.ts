@@ -169,3 +169,19 @@ export class ReferenceTarget extends Target {
     return Array.from({ length: count }, (_, i) => ({ deviceId: `ref-${i + 1}`, secret: "unchecked" }));
   }
 }
+
+/** Starts the named target: the sdk server from `source`, or the benchmark's reference script. */
+export function startTarget(
+  name: string,
+  source: ServerSource,
+  referenceScript: string,
+  options: { heartbeatSeconds: number; profileDir?: string },
+): Promise<Target> {
+  const nodeFlags = options.profileDir
+    ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`]
+    : [];
+  const targetOptions = { heartbeatSeconds: options.heartbeatSeconds, nodeFlags };
+  return name === "sdk"
+    ? SdkTarget.create(source, targetOptions)
+    : ReferenceTarget.create(referenceScript, targetOptions);
+}

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { positive } from "../lib/options.ts";
 
 export interface Options {
   /** Fleet sizes of the end-to-end part, one after the other (e.g. [100, 1000]). */
@@ -29,17 +30,9 @@ const usage = `usage: node bench/scripts/run.ts [--devices 100,1000] [--rates 10
        [--watch N] [--drain-seconds S] [--call-seconds S] [--only calls|e2e|sdk|reference]
        [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]`;
 
-function positive(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`--${name} must be a whole number ≥ 1\n${usage}`);
-  return value;
-}
-
 function list(name: string, raw: string | undefined, fallback: number[]): number[] {
   if (raw === undefined) return fallback;
-  return raw.split(",").map((item) => positive(name, item.trim(), 0));
+  return raw.split(",").map((item) => positive(name, item.trim(), 0, usage));
 }
 
 export function parseOptions(argv: string[]): Options {
@@ -71,14 +64,14 @@ export function parseOptions(argv: string[]): Options {
   return {
     devices: list("devices", values.devices, [100, 1000]),
     rates: list("rates", values.rates, [1000, 5000, 10_000]),
-    seconds: positive("seconds", values.seconds, 10),
-    watch: positive("watch", values.watch, 1000),
-    drainSeconds: positive("drain-seconds", values["drain-seconds"], 5),
-    callSeconds: positive("call-seconds", values["call-seconds"], 3),
+    seconds: positive("seconds", values.seconds, 10, usage),
+    watch: positive("watch", values.watch, 1000, usage),
+    drainSeconds: positive("drain-seconds", values["drain-seconds"], 5, usage),
+    callSeconds: positive("call-seconds", values["call-seconds"], 3, usage),
     calls: only === undefined || only === "calls",
     e2e: only !== "calls",
     targets: only === "sdk" || only === "reference" ? [only] : ["sdk", "reference"],
-    timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 15),
+    timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 15, usage),
     out: values.out,
     profileDir: values.profile,
     noWait: values["no-wait"] === true,

@@ -16,7 +16,7 @@ import { waitQuiet } from "../lib/measure.ts";
 import { machineInfo, openFilesLimit, otherBenchmarks } from "../lib/proc.ts";
 import { progressLog, runBench, waitForOtherBenchmarks } from "../lib/run.ts";
 import { workingTree } from "../lib/server-source.ts";
-import { ReferenceTarget, SdkTarget, type Target } from "../lib/targets.ts";
+import { startTarget, type Target } from "../lib/targets.ts";
 import { measureCalls } from "./calls.ts";
 import type { LoadGenerator } from "./generator.ts";
 import type { CallsResult } from "./handler-calls.ts";
@@ -95,14 +95,10 @@ async function main(): Promise<void> {
     );
     for (const name of options.targets) {
       checkOthers();
-      const nodeFlags = options.profileDir
-        ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`]
-        : [];
-      const targetOptions = { heartbeatSeconds, nodeFlags };
-      const target =
-        name === "sdk"
-          ? await SdkTarget.create(source, targetOptions)
-          : await ReferenceTarget.create("bench/scripts/reference-server.ts", targetOptions);
+      const target = await startTarget(name, source, "bench/scripts/reference-server.ts", {
+        heartbeatSeconds,
+        profileDir: options.profileDir,
+      });
       live.targets.add(target);
       try {
         e2e.push(await benchTarget(target, tick, options, log, (g) => live.generators.add(g)));
