@@ -98,7 +98,7 @@ export function renderApiDocs(): string {
     "# REST API",
     "",
     "All paths are under the server's one port (default 8080). This file is generated from the",
-    "endpoint table in `packages/protocol/src/api.ts` by `node scripts/generate-docs.ts`; the same",
+    "endpoint table in `packages/protocol/src/endpoints.ts` by `node scripts/generate-docs.ts`; the same",
     "table drives the server's routes, the `@sdk/client` package and `/v1/openapi.json`.",
     "",
     "## Conventions",

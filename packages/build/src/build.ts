@@ -4,7 +4,8 @@ import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { EntityConfig, ProjectConfig } from "@sdk/device";
+import type { ProjectConfig } from "@sdk/device";
+import type { BuiltManifest } from "@sdk/protocol";
 import * as esbuild from "esbuild";
 
 const require = createRequire(import.meta.url);
@@ -28,16 +29,8 @@ export interface Diagnostic {
   code: string;
 }
 
-/** What the server stores with a deployment. */
-export interface Manifest {
-  board: ProjectConfig["board"];
-  project: string | null;
-  entry: string;
-  entities: EntityConfig[];
-  libraryVersion: string;
-  /** SHA-256 of the bundle. */
-  sha256: string;
-}
+/** What the server stores with a deployment (`sha256` is the bundle's). */
+export type Manifest = BuiltManifest;
 
 export type BuildResult =
   | {

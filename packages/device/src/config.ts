@@ -1,24 +1,14 @@
-import type { Board } from "./pins.ts";
+import {
+  type Board,
+  boardIds,
+  type EntityConfig,
+  entityIdPattern,
+  entityKinds,
+  entityLimits,
+  stateClasses,
+} from "@sdk/protocol/hardware";
 
-/** A Home Assistant entity kind. */
-export type EntityKind = "sensor" | "switch" | "light";
-
-/** A Home Assistant entity fed by `DEVICE.emitState(id, value)`. */
-export interface EntityConfig {
-  /** The entity id the script emits (`emitState("temperature", 21.5)`). */
-  id: string;
-  kind: EntityKind;
-  /** Shown in Home Assistant. */
-  name: string;
-  /** Unit of measurement, e.g. "°C", "%" (sensors). */
-  unit?: string;
-  /** Home Assistant device class, e.g. "temperature", "humidity". */
-  deviceClass?: string;
-  /** Home Assistant icon, e.g. "mdi:thermometer". */
-  icon?: string;
-  /** Home Assistant state class for sensors: measurement, total or total_increasing. */
-  stateClass?: "measurement" | "total" | "total_increasing";
-}
+export type { EntityConfig, EntityKind, StateClass } from "@sdk/protocol/hardware";
 
 /** The project file `sdk.ts`: `export default defineConfig({ … })`. */
 export interface ProjectConfig {
@@ -43,8 +33,6 @@ export class ConfigError extends Error {
   }
 }
 
-const kinds: EntityKind[] = ["sensor", "switch", "light"];
-
 /** Checks and returns the project configuration; throws `ConfigError` naming the bad field. */
 export function defineConfig(config: ProjectConfig): ProjectConfig {
   if (typeof config !== "object" || config === null) throw new ConfigError("(config)", "must be an object");
@@ -54,8 +42,9 @@ export function defineConfig(config: ProjectConfig): ProjectConfig {
       `must be a project id like prj_… (got ${JSON.stringify(config.project)})`,
     );
   }
-  if (config.board !== "pico_w" && config.board !== "pico2_w") {
-    throw new ConfigError("board", `must be "pico_w" or "pico2_w" (got ${JSON.stringify(config.board)})`);
+  if (!boardIds.includes(config.board)) {
+    const names = boardIds.map((b) => JSON.stringify(b)).join(" or ");
+    throw new ConfigError("board", `must be ${names} (got ${JSON.stringify(config.board)})`);
   }
   if (
     config.entry !== undefined &&
@@ -65,11 +54,14 @@ export function defineConfig(config: ProjectConfig): ProjectConfig {
   }
   const entities = config.ha?.entities ?? [];
   if (!Array.isArray(entities)) throw new ConfigError("ha.entities", "must be an array");
+  if (entities.length > entityLimits.perDeployment) {
+    throw new ConfigError("ha.entities", `must list at most ${entityLimits.perDeployment} entities`);
+  }
   const seen = new Set<string>();
   entities.forEach((e, i) => {
     const at = `ha.entities[${i}]`;
     if (typeof e !== "object" || e === null) throw new ConfigError(at, "must be an object");
-    if (typeof e.id !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(e.id)) {
+    if (typeof e.id !== "string" || !entityIdPattern.test(e.id)) {
       throw new ConfigError(
         `${at}.id`,
         `must be 1–64 letters, digits, _ . or - (got ${JSON.stringify(e.id)})`,
@@ -77,20 +69,24 @@ export function defineConfig(config: ProjectConfig): ProjectConfig {
     }
     if (seen.has(e.id)) throw new ConfigError(`${at}.id`, `repeats ${JSON.stringify(e.id)}`);
     seen.add(e.id);
-    if (!kinds.includes(e.kind))
+    if (!entityKinds.includes(e.kind))
       throw new ConfigError(
         `${at}.kind`,
-        `must be one of ${kinds.join(", ")} (got ${JSON.stringify(e.kind)})`,
+        `must be one of ${entityKinds.join(", ")} (got ${JSON.stringify(e.kind)})`,
       );
-    if (typeof e.name !== "string" || e.name.trim() === "" || e.name.length > 100) {
-      throw new ConfigError(`${at}.name`, "must be a non-empty string of at most 100 characters");
+    const { nameMaxLength, textMaxLength } = entityLimits;
+    if (typeof e.name !== "string" || e.name.trim() === "" || e.name.length > nameMaxLength) {
+      throw new ConfigError(
+        `${at}.name`,
+        `must be a non-empty string of at most ${nameMaxLength} characters`,
+      );
     }
     for (const key of ["unit", "deviceClass", "icon"] as const) {
-      if (e[key] !== undefined && (typeof e[key] !== "string" || e[key].length > 64)) {
-        throw new ConfigError(`${at}.${key}`, "must be a string of at most 64 characters");
+      if (e[key] !== undefined && (typeof e[key] !== "string" || e[key].length > textMaxLength)) {
+        throw new ConfigError(`${at}.${key}`, `must be a string of at most ${textMaxLength} characters`);
       }
     }
-    if (e.stateClass !== undefined && !["measurement", "total", "total_increasing"].includes(e.stateClass)) {
+    if (e.stateClass !== undefined && !stateClasses.includes(e.stateClass)) {
       throw new ConfigError(`${at}.stateClass`, "must be measurement, total or total_increasing");
     }
     if (e.kind !== "sensor" && (e.unit !== undefined || e.stateClass !== undefined)) {

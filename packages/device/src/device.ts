@@ -1,5 +1,17 @@
+import type {
+  AdcPin,
+  Board,
+  BusId,
+  CommandType,
+  Edge,
+  Gpio,
+  Parity,
+  PinLevel,
+  PinMode,
+  Pull,
+} from "@sdk/protocol/hardware";
 import { invalid } from "./errors.ts";
-import type { AdcPin, Board, DigitalPin, Gpio } from "./pins.ts";
+import type { DigitalPin } from "./pins.ts";
 import * as check from "./validate.ts";
 
 /** How the DEVICE binding reaches the server: provided by the sandbox (or a test). */
@@ -10,11 +22,9 @@ export interface DeviceBridge {
   send(messageJson: string): void;
 }
 
-/** A 0/1 level. `true`/`false` are accepted where a level is written. */
-export type Level = 0 | 1;
-export type PinMode = "input" | "output";
-export type Pull = "up" | "down" | "none";
-export type Edge = "rising" | "falling" | "both";
+/** @deprecated Use {@link PinLevel} (a 0/1 level; `true`/`false` are accepted where a level is written). */
+export type Level = PinLevel;
+export type { Edge, PinLevel, PinMode, Pull };
 export type Rgb = [red: number, green: number, blue: number];
 export type ByteData = number[] | Uint8Array | string;
 
@@ -42,68 +52,43 @@ export class Device {
 
   /** Sets a pin as input (optionally with a pull-up/down) or output. */
   pinMode(pin: DigitalPin, mode: PinMode, pull?: Pull): Promise<void> {
-    const args: Record<string, unknown> = {
-      pin: check.digitalPin(this.board, pin),
-      mode: check.oneOf(mode, ["input", "output"], "mode"),
-    };
-    if (pull !== undefined) args.pull = check.oneOf(pull, ["up", "down", "none"], "pull");
-    return this.#run("pin_mode", args);
+    return this.#run("pin_mode", pull === undefined ? { pin, mode } : { pin, mode, pull });
   }
 
   /** Drives an output pin (or the onboard LED) high (1) or low (0). */
-  gpioWrite(pin: DigitalPin, value: Level | boolean): Promise<void> {
-    return this.#run("gpio_write", { pin: check.digitalPin(this.board, pin), value: check.bit(value) });
+  gpioWrite(pin: DigitalPin, value: PinLevel | boolean): Promise<void> {
+    this.#check("gpio_read", { pin });
+    return this.#run("gpio_write", { pin, value: check.level(value) });
   }
 
   /** Reads a pin's level. */
-  gpioRead(pin: DigitalPin): Promise<Level> {
-    return this.#ask(
-      "gpio_read",
-      { pin: check.digitalPin(this.board, pin) },
-      (r: { value: Level }) => r.value,
-    );
+  gpioRead(pin: DigitalPin): Promise<PinLevel> {
+    return this.#ask("gpio_read", { pin }, (r: { value: PinLevel }) => r.value);
   }
 
   /** Inverts an output pin (or the onboard LED); resolves with the new level. */
-  gpioToggle(pin: DigitalPin): Promise<Level> {
-    return this.#ask(
-      "gpio_toggle",
-      { pin: check.digitalPin(this.board, pin) },
-      (r: { value: Level }) => r.value,
-    );
+  gpioToggle(pin: DigitalPin): Promise<PinLevel> {
+    return this.#ask("gpio_toggle", { pin }, (r: { value: PinLevel }) => r.value);
   }
 
   /** Reports level changes of an input pin as `gpio_change` messages to `onMessage`. */
   watchPin(pin: Gpio, edge: Edge = "both", debounceMs?: number): Promise<void> {
-    const args: Record<string, unknown> = {
-      pin: check.gpio(this.board, pin),
-      edge: check.oneOf(edge, ["rising", "falling", "both"], "edge"),
-    };
-    if (debounceMs !== undefined) {
-      if (!check.isInteger(debounceMs, 0, 1000)) invalid(`debounceMs must be 0–1000 (got ${debounceMs})`);
-      args.debounceMs = debounceMs;
-    }
-    return this.#run("gpio_watch", args);
+    return this.#run("gpio_watch", debounceMs === undefined ? { pin, edge } : { pin, edge, debounceMs });
   }
 
   /** Stops reporting changes of a pin. */
   unwatchPin(pin: Gpio): Promise<void> {
-    return this.#run("gpio_unwatch", { pin: check.gpio(this.board, pin) });
+    return this.#run("gpio_unwatch", { pin });
   }
 
   /** PWM output: frequency in Hz, duty cycle from 0 (off) to 1 (always on). */
   pwm(pin: Gpio, frequency: number, duty: number): Promise<void> {
-    check.pwm(frequency, duty);
-    return this.#run("pwm", { pin: check.gpio(this.board, pin), frequency, duty });
+    return this.#run("pwm", { pin, frequency, duty });
   }
 
   /** Reads an ADC pin (GP26–GP28): volts (0–3.3) and the raw 12-bit sample. */
   adcRead(pin: AdcPin): Promise<{ volts: number; raw: number }> {
-    return this.#ask(
-      "adc_read",
-      { pin: check.adcPin(this.board, pin) },
-      (r: { volts: number; raw: number }) => r,
-    );
+    return this.#ask("adc_read", { pin }, (r: { volts: number; raw: number }) => r);
   }
 
   /** The chip's internal temperature sensor, in °C. */
@@ -112,122 +97,75 @@ export class Device {
   }
 
   /** Sets an I2C bus's pins and clock (10 kHz–1 MHz). Default pins: I2C0 on GP4/GP5. */
-  i2cConfigure(bus: 0 | 1, sda: Gpio, scl: Gpio, frequency = 100_000): Promise<void> {
-    const b = check.bus(bus);
-    if (!check.isInteger(frequency, 10_000, 1_000_000))
-      invalid(`I2C frequency must be 10000–1000000 Hz (got ${frequency})`);
-    return this.#run("i2c_configure", {
-      bus: b,
-      sda: check.busPin(this.board, "i2c", b, "sda", sda),
-      scl: check.busPin(this.board, "i2c", b, "scl", scl),
-      frequency,
-    });
+  i2cConfigure(bus: BusId, sda: Gpio, scl: Gpio, frequency = 100_000): Promise<void> {
+    return this.#run("i2c_configure", { bus, sda, scl, frequency });
   }
 
   /** Writes bytes to an I2C device (address 0x08–0x77). */
-  i2cWrite(bus: 0 | 1, address: number, data: ByteData): Promise<void> {
-    return this.#run("i2c_write", {
-      bus: check.bus(bus),
-      address: check.i2cAddress(address),
-      data: check.bytes(data),
-    });
+  i2cWrite(bus: BusId, address: number, data: ByteData): Promise<void> {
+    this.#check("i2c_scan", { bus });
+    return this.#run("i2c_write", { bus, address, data: check.bytes(data) });
   }
 
   /** Reads `length` bytes from an I2C device, optionally from a register. */
-  i2cRead(bus: 0 | 1, address: number, length: number, register?: number): Promise<number[]> {
-    if (!check.isInteger(length, 1, 4096)) invalid(`length must be 1–4096 (got ${length})`);
-    const args: Record<string, unknown> = { bus: check.bus(bus), address: check.i2cAddress(address), length };
-    if (register !== undefined) {
-      if (!check.isInteger(register, 0, 255)) invalid(`register must be a byte 0–255 (got ${register})`);
-      args.register = register;
-    }
+  i2cRead(bus: BusId, address: number, length: number, register?: number): Promise<number[]> {
+    const args = register === undefined ? { bus, address, length } : { bus, address, length, register };
     return this.#ask("i2c_read", args, (r: { data: number[] }) => r.data);
   }
 
   /** Addresses that answer on an I2C bus. */
-  i2cScan(bus: 0 | 1): Promise<number[]> {
-    return this.#ask("i2c_scan", { bus: check.bus(bus) }, (r: { addresses: number[] }) => r.addresses);
+  i2cScan(bus: BusId): Promise<number[]> {
+    return this.#ask("i2c_scan", { bus }, (r: { addresses: number[] }) => r.addresses);
   }
 
   /** Sets an SPI bus's pins, clock (1 kHz–50 MHz) and mode (0–3). */
   spiConfigure(
-    bus: 0 | 1,
+    bus: BusId,
     pins: { sck: Gpio; tx: Gpio; rx: Gpio },
     frequency = 1_000_000,
     mode: 0 | 1 | 2 | 3 = 0,
   ): Promise<void> {
-    const b = check.bus(bus);
-    if (!check.isInteger(frequency, 1_000, 50_000_000))
-      invalid(`SPI frequency must be 1000–50000000 Hz (got ${frequency})`);
-    if (!check.isInteger(mode, 0, 3)) invalid(`SPI mode must be 0–3 (got ${mode})`);
-    return this.#run("spi_configure", {
-      bus: b,
-      sck: check.busPin(this.board, "spi", b, "sck", pins?.sck),
-      tx: check.busPin(this.board, "spi", b, "tx", pins?.tx),
-      rx: check.busPin(this.board, "spi", b, "rx", pins?.rx),
-      frequency,
-      mode,
-    });
+    return this.#run("spi_configure", { bus, sck: pins?.sck, tx: pins?.tx, rx: pins?.rx, frequency, mode });
   }
 
   /** Sends bytes and returns the bytes clocked in at the same time. */
-  spiTransfer(bus: 0 | 1, data: ByteData, cs?: Gpio): Promise<number[]> {
-    const args: Record<string, unknown> = { bus: check.bus(bus), data: check.bytes(data) };
-    if (cs !== undefined) args.cs = check.gpio(this.board, cs, "cs");
+  spiTransfer(bus: BusId, data: ByteData, cs?: Gpio): Promise<number[]> {
+    this.#check("i2c_scan", { bus });
+    const bytes = check.bytes(data);
+    const args = cs === undefined ? { bus, data: bytes } : { bus, data: bytes, cs };
     return this.#ask("spi_transfer", args, (r: { data: number[] }) => r.data);
   }
 
   /** Sets a UART's pins and format. Received bytes arrive as `uart_rx` messages in `onMessage`. */
   uartConfigure(
-    uart: 0 | 1,
+    uart: BusId,
     pins: { tx: Gpio; rx: Gpio },
     baud = 115_200,
-    options: { dataBits?: 5 | 6 | 7 | 8; parity?: "none" | "even" | "odd"; stopBits?: 1 | 2 } = {},
+    options: { dataBits?: 5 | 6 | 7 | 8; parity?: Parity; stopBits?: 1 | 2 } = {},
   ): Promise<void> {
     if (typeof options !== "object" || options === null)
       invalid('format must be an object like { dataBits: 8, parity: "none", stopBits: 1 }');
-    const format = options;
-    const u = check.bus(uart, "uart");
-    const args: Record<string, unknown> = {
-      uart: u,
-      tx: check.busPin(this.board, "uart", u, "tx", pins?.tx),
-      rx: check.busPin(this.board, "uart", u, "rx", pins?.rx),
-      baud: check.baud(baud),
-    };
-    if (format.dataBits !== undefined) {
-      if (!check.isInteger(format.dataBits, 5, 8)) invalid(`dataBits must be 5–8 (got ${format.dataBits})`);
-      args.dataBits = format.dataBits;
-    }
-    if (format.parity !== undefined)
-      args.parity = check.oneOf(format.parity, ["none", "even", "odd"], "parity");
-    if (format.stopBits !== undefined) {
-      if (format.stopBits !== 1 && format.stopBits !== 2)
-        invalid(`stopBits must be 1 or 2 (got ${format.stopBits})`);
-      args.stopBits = format.stopBits;
+    const args: Record<string, unknown> = { uart, tx: pins?.tx, rx: pins?.rx, baud };
+    for (const key of ["dataBits", "parity", "stopBits"] as const) {
+      if (options[key] !== undefined) args[key] = options[key];
     }
     return this.#run("uart_configure", args);
   }
 
   /** Writes bytes (or a UTF-8 string) to a UART. */
-  uartWrite(uart: 0 | 1, data: ByteData): Promise<void> {
-    return this.#run("uart_write", { uart: check.bus(uart, "uart"), data: check.bytes(data) });
+  uartWrite(uart: BusId, data: ByteData): Promise<void> {
+    this.#check("uart_write", { uart, data: [] });
+    return this.#run("uart_write", { uart, data: check.bytes(data) });
   }
 
   /** Sets a WS2812 (NeoPixel) strip: one [r, g, b] triple (0–255 each) per pixel. */
   ws2812Write(pin: Gpio, pixels: Rgb[]): Promise<void> {
-    return this.#run("ws2812_write", { pin: check.gpio(this.board, pin), pixels: check.pixels(pixels) });
+    return this.#run("ws2812_write", { pin, pixels });
   }
 
   /** Sends a raw typed message to the device (for custom firmware). Nothing waits for an answer. */
   send(message: OutgoingMessage): void {
-    if (
-      typeof message !== "object" ||
-      message === null ||
-      typeof message.type !== "string" ||
-      !/^[a-z][a-z0-9_]{0,63}$/.test(message.type)
-    ) {
-      invalid("a message must be an object whose type is lower_snake_case");
-    }
+    check.messageType(message);
     let json: string;
     try {
       json = JSON.stringify(message);
@@ -245,11 +183,18 @@ export class Device {
   }
 
   // Not async: argument checks must throw synchronously, before a promise exists.
-  #run(type: string, args: Record<string, unknown>): Promise<void> {
+  // Methods that convert an argument (levels, byte data) first check the arguments before it
+  // through a command that has only those, so the first bad argument is the one reported.
+  #check(type: CommandType, args: Record<string, unknown>): void {
+    check.command(this.board, type, args);
+  }
+
+  #run(type: CommandType, args: Record<string, unknown>): Promise<void> {
     return this.#ask(type, args, () => undefined);
   }
 
-  #ask<R, T>(type: string, args: Record<string, unknown>, pick: (result: R) => T): Promise<T> {
+  #ask<R, T>(type: CommandType, args: Record<string, unknown>, pick: (result: R) => T): Promise<T> {
+    this.#check(type, args);
     check.messageSize(JSON.stringify(args), type);
     return this.#bridge.command(type, args).then((result) => pick(result as R));
   }

@@ -15,6 +15,7 @@ export {
   type EntityConfig,
   type EntityKind,
   type ProjectConfig,
+  type StateClass,
 } from "./config.ts";
 export {
   type ByteData,
@@ -23,6 +24,7 @@ export {
   type Edge,
   type Level,
   type OutgoingMessage,
+  type PinLevel,
   type PinMode,
   type Pull,
   type Rgb,

@@ -1,44 +1,13 @@
-import { boards, onboardLed } from "@sdk/protocol/hardware";
+import { type Board, boards, type Gpio, onboardLed } from "@sdk/protocol/hardware";
 
-/** A board this library knows: the Raspberry Pi Pico W or Pico 2 W. */
-export type Board = "pico_w" | "pico2_w";
+export type { AdcPin, Board, Gpio } from "@sdk/protocol/hardware";
 
 /** GPIO numbers on the header of the Pico W (GPIO numbers, not physical pin numbers). */
-export type PicoWGpio =
-  | 0
-  | 1
-  | 2
-  | 3
-  | 4
-  | 5
-  | 6
-  | 7
-  | 8
-  | 9
-  | 10
-  | 11
-  | 12
-  | 13
-  | 14
-  | 15
-  | 16
-  | 17
-  | 18
-  | 19
-  | 20
-  | 21
-  | 22
-  | 26
-  | 27
-  | 28;
-/** GPIO numbers on the header of the Pico 2 W (the same header as the Pico W). */
-export type Pico2WGpio = PicoWGpio;
+export type PicoWGpio = (typeof boards.pico_w.gpios)[number];
+/** GPIO numbers on the header of the Pico 2 W. */
+export type Pico2WGpio = (typeof boards.pico2_w.gpios)[number];
 /** The GPIO numbers of a board. */
-export type GpioOf<B extends Board> = B extends "pico2_w" ? Pico2WGpio : PicoWGpio;
-/** Any header GPIO of the supported boards. */
-export type Gpio = PicoWGpio | Pico2WGpio;
-/** ADC-capable pins: GP26, GP27, GP28 (0–3.3 V). */
-export type AdcPin = 26 | 27 | 28;
+export type GpioOf<B extends Board> = (typeof boards)[B]["gpios"][number];
 
 /** The onboard LED. It hangs off the wireless chip, so it is a named pin rather than a GPIO number. */
 export const OnboardLED = onboardLed;

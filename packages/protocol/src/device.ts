@@ -1,40 +1,59 @@
 import { z } from "zod";
-import { Board } from "./api.ts";
+import { Board, LogLevel } from "./fields.ts";
 import {
   adc,
-  i2cAddressRange,
+  allAdcPins,
+  allGpios,
+  busIds,
+  type CommandType,
+  commandRanges,
+  commandTypes,
+  type DeviceMessageType,
+  deviceMessageTypes,
+  edges,
+  entityIdPattern,
   maxBytesPerMessage,
   maxFrameBytes,
+  minDeviceFrameBytes,
+  numberRuns,
   onboardLed,
-  pwmLimits,
+  parities,
+  pinLevels,
+  pinModes,
+  pulls,
+  type Range,
+  serverErrorCodes,
+  spiModes,
+  textLimits,
   uartBauds,
+  uartDataBits,
+  uartStopBits,
 } from "./hardware.ts";
 
 /**
- * The device protocol (firmware ↔ server), version 1. JSON text frames over one WebSocket, each
- * an object with a `type`. Documented with an example of every message in docs/protocol.md.
+ * The device protocol (firmware ↔ server) as zod schemas. JSON text frames over one WebSocket,
+ * each an object with a `type`. Documented with an example of every message in docs/protocol.md.
+ * The schemas know no board: `checkCommand` (hardware.ts) adds each board's pin rules.
  */
-export const protocolVersion = 1;
 
 /** The device WebSocket's path. Credentials go in the upgrade request (HTTP Basic). */
 export const deviceSocketPath = "/v1/device";
 
-export * from "./hardware.ts";
-
 // ---------------------------------------------------------------- field types
 
-const Gpio = z.number().int().min(0).max(29);
-const Pin = z.union([Gpio, z.literal(onboardLed)]);
-const Byte = z.number().int().min(0).max(255);
+/** One of `values`; the message lists them (or `listed`, where that reads better). */
+const literals = <const T extends string | number>(values: readonly T[], listed = values.join(", ")) =>
+  z.literal(values, { error: (issue) => `must be one of ${listed} (got ${JSON.stringify(issue.input)})` });
+const int = (range: Range) => z.number().int().min(range.min).max(range.max);
+
+const gpioNumbers = `the GPIO numbers ${numberRuns(allGpios)}`;
+const Gpio = literals(allGpios, gpioNumbers);
+const Pin = literals([...allGpios, onboardLed], `${gpioNumbers} or "${onboardLed}"`);
+const Byte = int(commandRanges.byte);
 const Bytes = z.array(Byte).max(maxBytesPerMessage);
-const CommandId = z
-  .number()
-  .int()
-  .min(1)
-  .max(2 ** 31 - 1);
-const Bus = z.union([z.literal(0), z.literal(1)]);
-const Level = z.enum(["debug", "info", "warn", "error"]);
-export type LogLevel = z.infer<typeof Level>;
+const CommandId = int(commandRanges.commandId);
+const Bus = literals(busIds);
+const PinLevel = literals(pinLevels);
 
 // ---------------------------------------------------------------- server → device commands
 
@@ -42,40 +61,40 @@ export type LogLevel = z.infer<typeof Level>;
 export const commandSchemas = {
   pin_mode: z.object({
     pin: Pin,
-    mode: z.enum(["input", "output"]),
-    pull: z.enum(["up", "down", "none"]).optional(),
+    mode: z.enum(pinModes),
+    pull: z.enum(pulls).optional(),
   }),
-  gpio_write: z.object({ pin: Pin, value: z.union([z.literal(0), z.literal(1)]) }),
+  gpio_write: z.object({ pin: Pin, value: PinLevel }),
   gpio_read: z.object({ pin: Pin }),
   gpio_toggle: z.object({ pin: Pin }),
   gpio_watch: z.object({
     pin: Gpio,
-    edge: z.enum(["rising", "falling", "both"]),
-    debounceMs: z.number().int().min(0).max(1000).optional(),
+    edge: z.enum(edges),
+    debounceMs: int(commandRanges.debounceMs).optional(),
   }),
   gpio_unwatch: z.object({ pin: Gpio }),
   pwm: z.object({
     pin: Gpio,
-    frequency: z.number().min(pwmLimits.minFrequency).max(pwmLimits.maxFrequency),
-    duty: z.number().min(0).max(1),
+    frequency: z.number().min(commandRanges.pwmFrequency.min).max(commandRanges.pwmFrequency.max),
+    duty: z.number().min(commandRanges.pwmDuty.min).max(commandRanges.pwmDuty.max),
   }),
-  adc_read: z.object({ pin: z.union([z.literal(26), z.literal(27), z.literal(28)]) }),
+  adc_read: z.object({ pin: literals(allAdcPins) }),
   temperature_read: z.object({}),
   i2c_configure: z.object({
     bus: Bus,
     sda: Gpio,
     scl: Gpio,
-    frequency: z.number().int().min(10_000).max(1_000_000),
+    frequency: int(commandRanges.i2cFrequency),
   }),
   i2c_write: z.object({
     bus: Bus,
-    address: z.number().int().min(i2cAddressRange.min).max(i2cAddressRange.max),
+    address: int(commandRanges.i2cAddress),
     data: Bytes,
   }),
   i2c_read: z.object({
     bus: Bus,
-    address: z.number().int().min(i2cAddressRange.min).max(i2cAddressRange.max),
-    length: z.number().int().min(1).max(4096),
+    address: int(commandRanges.i2cAddress),
+    length: int(commandRanges.i2cReadLength),
     register: Byte.optional(),
   }),
   i2c_scan: z.object({ bus: Bus }),
@@ -84,34 +103,29 @@ export const commandSchemas = {
     sck: Gpio,
     tx: Gpio,
     rx: Gpio,
-    frequency: z.number().int().min(1_000).max(50_000_000),
-    mode: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
+    frequency: int(commandRanges.spiFrequency),
+    mode: literals(spiModes).optional(),
   }),
   spi_transfer: z.object({ bus: Bus, data: Bytes, cs: Gpio.optional() }),
   uart_configure: z.object({
     uart: Bus,
     tx: Gpio,
     rx: Gpio,
-    baud: z
-      .number()
-      .int()
-      .refine((b) => (uartBauds as readonly number[]).includes(b), "must be a standard baud rate"),
-    dataBits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).optional(),
-    parity: z.enum(["none", "even", "odd"]).optional(),
-    stopBits: z.union([z.literal(1), z.literal(2)]).optional(),
+    baud: literals(uartBauds),
+    dataBits: literals(uartDataBits).optional(),
+    parity: z.enum(parities).optional(),
+    stopBits: literals(uartStopBits).optional(),
   }),
   uart_write: z.object({ uart: Bus, data: Bytes }),
   ws2812_write: z.object({
     pin: Gpio,
     pixels: z
       .array(z.tuple([Byte, Byte, Byte]))
-      .min(1)
-      .max(1024),
+      .min(commandRanges.ws2812Pixels.min)
+      .max(commandRanges.ws2812Pixels.max),
   }),
-} as const;
+} as const satisfies Record<CommandType, z.ZodObject>;
 
-export type CommandType = keyof typeof commandSchemas;
-export const commandTypes = Object.keys(commandSchemas) as CommandType[];
 export type CommandArgs<T extends CommandType> = z.infer<(typeof commandSchemas)[T]>;
 export type Command = { [T in CommandType]: { type: T; id: number } & CommandArgs<T> }[CommandType];
 
@@ -119,8 +133,8 @@ export type Command = { [T in CommandType]: { type: T; id: number } & CommandArg
 export const commandResults = {
   pin_mode: z.null(),
   gpio_write: z.null(),
-  gpio_read: z.object({ value: z.union([z.literal(0), z.literal(1)]) }),
-  gpio_toggle: z.object({ value: z.union([z.literal(0), z.literal(1)]) }),
+  gpio_read: z.object({ value: PinLevel }),
+  gpio_toggle: z.object({ value: PinLevel }),
   gpio_watch: z.null(),
   gpio_unwatch: z.null(),
   pwm: z.null(),
@@ -146,12 +160,12 @@ export type CommandResult<T extends CommandType> = z.infer<(typeof commandResult
 export const Hello = z.object({
   type: z.literal("hello"),
   protocol: z.number().int().min(1),
-  firmware: z.string().min(1).max(64),
+  firmware: z.string().min(1).max(textLimits.firmware),
   board: Board,
   maxFrame: z
     .number()
     .int()
-    .min(256)
+    .min(minDeviceFrameBytes)
     .max(maxFrameBytes - 1),
 });
 export type Hello = z.infer<typeof Hello>;
@@ -164,19 +178,23 @@ export const DeviceResult = z.object({
 export const DeviceError = z.object({
   type: z.literal("error"),
   id: CommandId.optional(),
-  code: z.string().min(1).max(64),
-  message: z.string().max(1024),
+  code: z.string().min(1).max(textLimits.errorCode),
+  message: z.string().max(textLimits.errorMessage),
 });
-export const DeviceLog = z.object({ type: z.literal("log"), level: Level, message: z.string().max(4096) });
+export const DeviceLog = z.object({
+  type: z.literal("log"),
+  level: LogLevel,
+  message: z.string().max(textLimits.logMessage),
+});
 export const GpioChange = z.object({
   type: z.literal("gpio_change"),
   pin: Gpio,
-  value: z.union([z.literal(0), z.literal(1)]),
+  value: PinLevel,
 });
 export const UartRx = z.object({ type: z.literal("uart_rx"), uart: Bus, data: Bytes });
 export const StateReport = z.object({
   type: z.literal("state"),
-  entityId: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
+  entityId: z.string().regex(entityIdPattern),
   value: z.unknown(),
 });
 
@@ -189,14 +207,7 @@ export const deviceMessageSchemas = {
   gpio_change: GpioChange,
   uart_rx: UartRx,
   state: StateReport,
-} as const;
-export type DeviceMessageType = keyof typeof deviceMessageSchemas;
-
-/**
- * Any other lower_snake_case type a device sends is a custom event: accepted and routed to the
- * script's `onMessage` as it is. Types the server sends (commands, `welcome`) are refused.
- */
-export const customTypePattern = /^[a-z][a-z0-9_]{0,63}$/;
+} as const satisfies Record<DeviceMessageType, z.ZodObject>;
 
 // ---------------------------------------------------------------- server → device (not commands)
 
@@ -213,32 +224,13 @@ export type Welcome = z.infer<typeof Welcome>;
 export const ServerError = z.object({
   type: z.literal("error"),
   id: z.number().int().optional(),
-  code: z.enum(["malformed", "unknown_type", "invalid_message", "not_ready"]),
+  code: z.enum(serverErrorCodes),
   message: z.string(),
 });
 export type ServerError = z.infer<typeof ServerError>;
 
-/** Close codes the server uses on the device socket, with their meaning. */
-export const deviceCloseCodes = {
-  normal: 1000,
-  goingAway: 1001,
-  protocolError: 1002,
-  policyViolation: 1008,
-  tooBig: 1009,
-  /** Another connection with the same credentials took over. */
-  replaced: 4000,
-  /** The device's credentials were rotated or the device was deleted. */
-  revoked: 4001,
-  /** No hello within the allowed time, or too many bad frames. */
-  misbehaving: 4002,
-} as const;
-
 /** Every message type on the device socket, both directions, for the docs check. */
-export const allDeviceMessageTypes = [
-  ...Object.keys(deviceMessageSchemas),
-  ...commandTypes,
-  "welcome",
-] as const;
+export const allDeviceMessageTypes = [...deviceMessageTypes, ...commandTypes, "welcome"] as const;
 
 // ---------------------------------------------------------------- URL rule
 

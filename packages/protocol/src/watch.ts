@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Device, DeviceStatus } from "./api.ts";
+import { ConnectionState } from "./fields.ts";
+import { Device, LogEntry, StateValue } from "./resources.ts";
 
 /**
  * The watch WebSocket (`/v1/projects/:projectId/devices/:deviceId/watch`): server → watcher JSON
@@ -10,19 +11,6 @@ export const watchPath = "/v1/projects/:projectId/devices/:deviceId/watch";
 /** Sub-protocol a browser uses to send an API token: `new WebSocket(url, ["sdk.v1", "bearer." + token])`. */
 export const watchSubprotocol = "sdk.v1";
 export const bearerSubprotocolPrefix = "bearer.";
-
-export const StateValue = z.object({ entityId: z.string(), value: z.unknown(), updatedAt: z.string() });
-export type StateValue = z.infer<typeof StateValue>;
-
-export const LogSource = z.enum(["device", "system", "script"]);
-export const LogEntry = z.object({
-  id: z.string(),
-  at: z.string(),
-  level: z.enum(["debug", "info", "warn", "error"]),
-  source: LogSource,
-  message: z.string(),
-});
-export type LogEntry = z.infer<typeof LogEntry>;
 
 const base = { seq: z.number().int().min(1), at: z.string() };
 
@@ -35,7 +23,7 @@ export const SnapshotEvent = z.object({
 export const StatusEvent = z.object({
   type: z.literal("status"),
   ...base,
-  status: DeviceStatus,
+  status: ConnectionState,
   reason: z.string().optional(),
 });
 export const LogEvent = z.object({ type: z.literal("log"), ...base, entry: LogEntry });

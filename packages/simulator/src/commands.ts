@@ -81,26 +81,26 @@ const handlers: { [T in CommandType]: Handler<T> } = {
   },
 };
 
-export function isCommandType(type: string): type is CommandType {
-  return Object.hasOwn(commandSchemas, type);
-}
+export { isCommandType } from "@sdk/protocol";
 
 function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   return issues.map((i) => `${i.path.map(String).join(".") || "arguments"}: ${i.message}`).join("; ");
 }
 
-/** Checks a command's arguments against its schema and the board's pin rules. */
+/**
+ * Checks a command's arguments against the board's rules (`checkCommand`), then parses them with
+ * the command's schema (which drops fields the command does not have).
+ */
 export function parseArgs<T extends CommandType>(
   board: Board,
   type: T,
   raw: Record<string, unknown>,
 ): CommandArgs<T> {
+  checkPins(board, type, raw);
   const parsed = commandSchemas[type].safeParse(raw);
   if (!parsed.success)
     throw new CommandError("invalid_argument", `${type}: ${describeIssues(parsed.error.issues)}`);
-  const args = parsed.data as CommandArgs<T>;
-  checkPins(board, type, args);
-  return args;
+  return parsed.data as CommandArgs<T>;
 }
 
 /** Carries out a validated command on the hardware; throws CommandError when it cannot. */

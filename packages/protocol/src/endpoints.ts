@@ -1,236 +1,41 @@
 import { z } from "zod";
 import { successEnvelope } from "./envelope.ts";
-
-// ---------------------------------------------------------------- shared pieces
-
-const Timestamp = z.string().describe("ISO 8601 date-time in UTC");
-
-export const Email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254, "must be at most 254 characters")
-  .pipe(z.email("must be a valid email address"));
-
-export const Password = z
-  .string()
-  .min(8, "must be at least 8 characters")
-  .max(256, "must be at most 256 characters");
-
-export const Role = z.enum(["admin", "member"]);
-export type Role = z.infer<typeof Role>;
-
-export const Board = z.enum(["pico_w", "pico2_w"]);
-export type Board = z.infer<typeof Board>;
-
-export const DeviceStatus = z.enum(["online", "offline"]);
-export type DeviceStatus = z.infer<typeof DeviceStatus>;
-
-const isControl = (c: string) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
-
-const Name = (what: string) =>
-  z
-    .string()
-    .trim()
-    .min(1, `${what} must not be empty`)
-    .max(100, `${what} must be at most 100 characters`)
-    .refine((value) => ![...value].some(isControl), `${what} must not contain control characters`);
-
-const utf8 = new TextEncoder();
-
-export const envVarNamePattern = /^[A-Z_][A-Z0-9_]*$/;
-export const envVarLimits = { nameMaxLength: 64, valueMaxBytes: 4096, perProject: 100 } as const;
-
-export const EnvVarName = z
-  .string()
-  .max(envVarLimits.nameMaxLength, `must be at most ${envVarLimits.nameMaxLength} characters`)
-  .regex(envVarNamePattern, "must match ^[A-Z_][A-Z0-9_]*$ (upper-case letters, digits and _)");
-
-export const EnvVarValue = z
-  .string()
-  .refine(
-    (value) => utf8.encode(value).length <= envVarLimits.valueMaxBytes,
-    `must be at most ${envVarLimits.valueMaxBytes} bytes`,
-  );
-
-// ---------------------------------------------------------------- resources
-
-export const User = z.object({ id: z.string(), email: z.string(), role: Role, createdAt: Timestamp });
-export type User = z.infer<typeof User>;
-
-export const ApiToken = z.object({
-  id: z.string(),
-  name: z.string(),
-  createdAt: Timestamp,
-  lastUsedAt: Timestamp.nullable(),
-});
-export type ApiToken = z.infer<typeof ApiToken>;
-
-export const CreatedApiToken = ApiToken.extend({
-  token: z.string().describe("The secret token. It is shown only once."),
-});
-export type CreatedApiToken = z.infer<typeof CreatedApiToken>;
-
-export const Project = z.object({
-  id: z.string(),
-  name: z.string(),
-  ownerId: z.string(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Project = z.infer<typeof Project>;
-
-export const Device = z.object({
-  id: z.string(),
-  projectId: z.string(),
-  name: z.string(),
-  board: Board,
-  status: DeviceStatus,
-  lastSeenAt: Timestamp.nullable(),
-  firmwareVersion: z.string().nullable(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Device = z.infer<typeof Device>;
-
-export const DeviceCredentials = z.object({
-  deviceId: z.string(),
-  secret: z
-    .string()
-    .describe("The device secret. It is shown only once; issuing new credentials revokes it."),
-});
-export type DeviceCredentials = z.infer<typeof DeviceCredentials>;
-
-export const EnvVar = z.object({ name: z.string(), value: z.string(), updatedAt: Timestamp });
-export type EnvVar = z.infer<typeof EnvVar>;
-
-export const AuditEntry = z.object({
-  id: z.string(),
-  at: Timestamp,
-  actorId: z.string().nullable(),
-  action: z.string(),
-  projectId: z.string().nullable(),
-  targetId: z.string().nullable(),
-  detail: z.record(z.string(), z.unknown()),
-});
-export type AuditEntry = z.infer<typeof AuditEntry>;
-
-export const ServerInfo = z.object({
-  version: z.string(),
-  setupRequired: z.boolean().describe("True until the first (admin) account is registered."),
-  registrationOpen: z.boolean(),
-});
-export type ServerInfo = z.infer<typeof ServerInfo>;
-
-// ---------------------------------------------------------------- request bodies
-
-export const RegisterBody = z.object({
-  email: Email,
-  password: Password,
-  issueToken: z.boolean().optional().describe("Also create an API token and return it (for the CLI)."),
-  tokenName: Name("tokenName").optional(),
-});
-export const LoginBody = RegisterBody.extend({ password: z.string().min(1).max(256) });
-export const ChangePasswordBody = z.object({
-  currentPassword: z.string().min(1).max(256),
-  newPassword: Password,
-});
-export const CreateTokenBody = z.object({ name: Name("name") });
-export const ChangeRoleBody = z.object({ role: Role });
-export const CreateUserBody = z.object({ email: Email, password: Password, role: Role.default("member") });
-export const CreateProjectBody = z.object({ name: Name("name") });
-export const RenameProjectBody = z.object({ name: Name("name") });
-export const CreateDeviceBody = z.object({ name: Name("name"), board: Board });
-export const RenameDeviceBody = z.object({ name: Name("name") });
-export const SetEnvVarBody = z.object({ value: EnvVarValue });
-
-export const AuthResult = z.object({ user: User, token: CreatedApiToken.optional() });
-export type AuthResult = z.infer<typeof AuthResult>;
-export const CreatedDevice = z.object({ device: Device, credentials: DeviceCredentials });
-export type CreatedDevice = z.infer<typeof CreatedDevice>;
-
-export const LogEntryResult = z.object({
-  id: z.string(),
-  at: Timestamp,
-  level: z.enum(["debug", "info", "warn", "error"]),
-  source: z.enum(["device", "system", "script"]),
-  message: z.string(),
-});
-export const StateValueResult = z.object({ entityId: z.string(), value: z.unknown(), updatedAt: Timestamp });
-export const StateHistoryEntry = z.object({ id: z.string(), value: z.unknown(), at: Timestamp });
-export const SendCommandBody = z.object({
-  type: z.string().min(1).max(64).describe("A device command, e.g. gpio_write (see docs/protocol.md)"),
-  args: z
-    .record(z.string(), z.unknown())
-    .default({})
-    .describe("The command's arguments, e.g. { pin: 25, value: 1 }"),
-});
-export const CommandOutcome = z.object({
-  value: z.unknown().describe("The device's result; null for commands without one"),
-});
-
-export const EntityConfigSchema = z.object({
-  id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, _ . or -"),
-  kind: z.enum(["sensor", "switch", "light"]),
-  name: z.string().min(1).max(100),
-  unit: z.string().max(64).optional(),
-  deviceClass: z.string().max(64).optional(),
-  icon: z.string().max(64).optional(),
-  stateClass: z.enum(["measurement", "total", "total_increasing"]).optional(),
-});
-export type EntityConfigSchema = z.infer<typeof EntityConfigSchema>;
-
-export const DeploymentManifest = z.object({
-  board: Board,
-  entry: z.string().max(256).optional(),
-  project: z.string().nullable().optional(),
-  entities: z.array(EntityConfigSchema).max(200).default([]),
-  libraryVersion: z.string().max(32),
-  sha256: z.string().optional(),
-});
-export type DeploymentManifest = z.infer<typeof DeploymentManifest>;
-
-export const deploymentLimits = {
-  bundleMaxBytes: 2 * 1024 * 1024,
-  sourceMapMaxBytes: 6 * 1024 * 1024,
-} as const;
-
-export const CreateDeploymentBody = z.object({
-  bundle: z
-    .string()
-    .min(1)
-    .refine((b) => utf8.encode(b).length <= deploymentLimits.bundleMaxBytes, "must be at most 2 MB"),
-  sourceMap: z
-    .string()
-    .refine((m) => utf8.encode(m).length <= deploymentLimits.sourceMapMaxBytes, "must be at most 6 MB")
-    .optional(),
-  manifest: DeploymentManifest,
-});
-
-export const DeploymentStatus = z.enum(["pending", "active", "inactive", "failed"]);
-export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
-
-export const Deployment = z.object({
-  id: z.string(),
-  projectId: z.string(),
-  version: z.number().int(),
-  status: DeploymentStatus,
-  sha256: z.string(),
-  manifest: DeploymentManifest,
-  error: z.string().nullable(),
-  createdBy: z.string().nullable(),
-  createdAt: Timestamp,
-  activatedAt: Timestamp.nullable(),
-});
-export type Deployment = z.infer<typeof Deployment>;
-
-export const SendMessageBody = z
-  .object({ type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "must be lower_snake_case") })
-  .catchall(z.unknown())
-  .describe("A message for the script's onMessage: an object with a lower_snake_case type and any fields");
-export const MessageOutcome = z.object({ delivered: z.boolean() });
-
-// ---------------------------------------------------------------- the endpoint table
+import { deploymentLimits, EntityConfigSchema } from "./manifest.ts";
+import {
+  AuthResult,
+  ChangePasswordBody,
+  ChangeRoleBody,
+  CommandOutcome,
+  CreateDeploymentBody,
+  CreateDeviceBody,
+  CreatedDevice,
+  CreateProjectBody,
+  CreateTokenBody,
+  CreateUserBody,
+  LoginBody,
+  MessageOutcome,
+  RegisterBody,
+  RenameDeviceBody,
+  RenameProjectBody,
+  SendCommandBody,
+  SendMessageBody,
+  SetEnvVarBody,
+} from "./requests.ts";
+import {
+  ApiToken,
+  AuditEntry,
+  CreatedApiToken,
+  Deployment,
+  Device,
+  DeviceCredentials,
+  EnvVar,
+  LogEntry,
+  Project,
+  ServerInfo,
+  StateHistoryEntry,
+  StateValue,
+  User,
+} from "./resources.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Who may call an endpoint: anyone, any signed-in user, or admins only. */
@@ -484,14 +289,14 @@ export const endpoints = {
     summary: "A device's logs, newest first (its own lines, system entries and, later, script output)",
     access: "user",
     query: Page,
-    result: z.array(LogEntryResult),
+    result: z.array(LogEntry),
   }),
   getDeviceState: endpoint({
     method: "GET",
     path: "/v1/projects/:projectId/devices/:deviceId/state",
     summary: "The latest value of each state entity of a device",
     access: "user",
-    result: z.array(StateValueResult),
+    result: z.array(StateValue),
   }),
   getStateHistory: endpoint({
     method: "GET",

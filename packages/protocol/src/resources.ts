@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { Board, ConnectionState, LogLevel, LogSource, Role } from "./fields.ts";
+import { DeploymentManifest } from "./manifest.ts";
+import { Timestamp } from "./schema-parts.ts";
+
+// What the REST API returns: accounts, projects, devices and what belongs to them.
+
+export const User = z.object({ id: z.string(), email: z.string(), role: Role, createdAt: Timestamp });
+export type User = z.infer<typeof User>;
+
+export const ApiToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: Timestamp,
+  lastUsedAt: Timestamp.nullable(),
+});
+export type ApiToken = z.infer<typeof ApiToken>;
+
+export const CreatedApiToken = ApiToken.extend({
+  token: z.string().describe("The secret token. It is shown only once."),
+});
+export type CreatedApiToken = z.infer<typeof CreatedApiToken>;
+
+export const Project = z.object({
+  id: z.string(),
+  name: z.string(),
+  ownerId: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Project = z.infer<typeof Project>;
+
+export const Device = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  board: Board,
+  status: ConnectionState,
+  lastSeenAt: Timestamp.nullable(),
+  firmwareVersion: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Device = z.infer<typeof Device>;
+
+export const DeviceCredentials = z.object({
+  deviceId: z.string(),
+  secret: z
+    .string()
+    .describe("The device secret. It is shown only once; issuing new credentials revokes it."),
+});
+export type DeviceCredentials = z.infer<typeof DeviceCredentials>;
+
+export const EnvVar = z.object({ name: z.string(), value: z.string(), updatedAt: Timestamp });
+export type EnvVar = z.infer<typeof EnvVar>;
+
+export const AuditEntry = z.object({
+  id: z.string(),
+  at: Timestamp,
+  actorId: z.string().nullable(),
+  action: z.string(),
+  projectId: z.string().nullable(),
+  targetId: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+export const ServerInfo = z.object({
+  version: z.string(),
+  setupRequired: z.boolean().describe("True until the first (admin) account is registered."),
+  registrationOpen: z.boolean(),
+});
+export type ServerInfo = z.infer<typeof ServerInfo>;
+
+/** One line of a device's log. */
+export const LogEntry = z.object({
+  id: z.string(),
+  at: Timestamp,
+  level: LogLevel,
+  source: LogSource,
+  message: z.string(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+/** The latest value of one state entity. */
+export const StateValue = z.object({ entityId: z.string(), value: z.unknown(), updatedAt: Timestamp });
+export type StateValue = z.infer<typeof StateValue>;
+export const StateHistoryEntry = z.object({ id: z.string(), value: z.unknown(), at: Timestamp });
+
+export const DeploymentStatus = z.enum(["pending", "active", "inactive", "failed"]);
+export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
+
+export const Deployment = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  version: z.number().int(),
+  status: DeploymentStatus,
+  sha256: z.string(),
+  manifest: DeploymentManifest,
+  error: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: Timestamp,
+  activatedAt: Timestamp.nullable(),
+});
+export type Deployment = z.infer<typeof Deployment>;
