@@ -113,7 +113,6 @@ export function isCustomMessageType(type: string): boolean {
 
 /** Codes of the server's `error` answer to a frame it could not accept. */
 export const serverErrorCodes = ["malformed", "unknown_type", "invalid_message", "not_ready"] as const;
-export type ServerErrorCode = (typeof serverErrorCodes)[number];
 
 /** What the server (and a device, for frames it receives) says about a frame it cannot parse. */
 export const frameProblems = {
@@ -231,12 +230,12 @@ export const boards = {
 /** A board this system knows: the Raspberry Pi Pico W or Pico 2 W. */
 export type Board = keyof typeof boards;
 export const boardIds = Object.keys(boards) as Board[];
-export type BoardInfo = (typeof boards)[Board];
+type BoardInfo = (typeof boards)[Board];
 /** A header GPIO of any supported board (GPIO numbers, not physical pin numbers). */
 export type Gpio = BoardInfo["gpios"][number];
 /** An ADC-capable pin of any supported board. */
 export type AdcPin = BoardInfo["adcPins"][number];
-export type Peripheral = "i2c" | "spi" | "uart";
+type Peripheral = "i2c" | "spi" | "uart";
 /** The two instances of each bus (I2C0/1, SPI0/1, UART0/1). */
 export const busIds = [0, 1] as const;
 export type BusId = (typeof busIds)[number];
@@ -279,7 +278,7 @@ export const uartBauds = [
 // ---------------------------------------------------------------- checkCommand
 
 /** One argument of a command, and the rule it must follow. */
-export type ArgRule =
+type ArgRule =
   | { kind: "digitalPin" | "gpio" | "adcPin"; what?: string }
   | { kind: "level" | "bytes" | "pixels" }
   | { kind: "bus"; what?: string }

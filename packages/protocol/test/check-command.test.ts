@@ -14,9 +14,12 @@ import {
   commandArgs,
   commandSchemas,
   commandTypes,
+  isCommandType,
+  isCustomMessageType,
   ledCommands,
   maxBytesPerMessage,
   onboardLed,
+  reservedMessageTypes,
   uartBauds,
 } from "../src/index.ts";
 
@@ -412,3 +415,18 @@ function variants(type: CommandType, args: Args, spec: ArgSpec): [CommandType, A
     value === undefined ? omit(args, spec.name) : { ...args, [spec.name]: value },
   ]);
 }
+
+describe("message types a device may send", () => {
+  test("custom events are lower_snake_case types the protocol does not define", () => {
+    for (const type of ["button_pressed", "x", "a".repeat(64), "reading_2"])
+      assert.ok(isCustomMessageType(type), type);
+    for (const type of [...commandTypes, "welcome", "hello", "state", "log", "gpio_change"]) {
+      assert.ok(!isCustomMessageType(type), `${type} is the protocol's own`);
+    }
+    for (const type of ["Ping", "ping-pong", "_x", "1abc", "a".repeat(65), "", "pïng"]) {
+      assert.ok(!isCustomMessageType(type), JSON.stringify(type));
+    }
+    assert.deepEqual([...reservedMessageTypes], [...commandTypes, "welcome"]);
+    assert.ok(isCommandType("pwm") && !isCommandType("welcome") && !isCommandType("hasOwnProperty"));
+  });
+});
