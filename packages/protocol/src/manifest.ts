@@ -13,7 +13,8 @@ export const EntityConfigSchema = z.object({
   icon: z.string().max(entityLimits.textMaxLength).optional(),
   stateClass: z.enum(stateClasses).optional(),
 }) satisfies z.ZodType<EntityConfig>;
-export type EntityConfigSchema = z.infer<typeof EntityConfigSchema>;
+/** @deprecated The same as {@link EntityConfig}; kept until every importer uses that name. */
+export type EntityConfigSchema = EntityConfig;
 
 export const DeploymentManifest = z.object({
   board: Board,
