@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface Manifest {
   name: string;
@@ -26,7 +26,7 @@ export interface Workspace {
 }
 
 /** How a file names another module: an import statement, `import()`, or `import.meta.resolve()`. */
-export type ImportKind = "static" | "dynamic" | "resolve";
+type ImportKind = "static" | "dynamic" | "resolve";
 
 export interface Import {
   specifier: string;
