@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  firmwareTooling,
   layeringViolations,
   packageRules,
   packageViolation,
@@ -51,4 +52,9 @@ test("the rules see a violation when there is one", () => {
     pathViolations("packages/server/src/services/x.ts", "packages/server/src/repositories/y.ts"),
     [],
   );
+  assert.equal(
+    firmwareTooling.isTooling("scripts/generate-pins.ts", 'const out = "firmware/core/pins.h";'),
+    true,
+  );
+  assert.equal(firmwareTooling.isTooling("scripts/generate-docs.ts", 'const out = "docs/api.md";'), false);
 });
