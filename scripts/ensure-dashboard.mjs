@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../packages/dashboard/", import.meta.url));
+const root = path.dirname(fileURLToPath(import.meta.resolve("@sdk/dashboard/package.json")));
 const built = path.join(root, "dist", "index.html");
 
 function newest(dir) {

@@ -41,7 +41,7 @@ import {
   uartBauds,
   uartDataBits,
   uartStopBits,
-} from "../packages/protocol/src/hardware.ts";
+} from "@sdk/protocol/hardware";
 
 export const cHeaderPath = new URL("../firmware/core/generated/sdk_protocol.h", import.meta.url);
 

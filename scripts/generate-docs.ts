@@ -2,8 +2,9 @@
 // table): `node scripts/generate-docs.ts`. A test fails when the files and the code disagree.
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
+import { docsDirUrl } from "@sdk/docs";
+import { type Endpoint, endpoints, errorCatalog, errorCodes } from "@sdk/protocol";
 import { z } from "zod";
-import { type Endpoint, endpoints, errorCatalog, errorCodes } from "../packages/protocol/src/index.ts";
 
 export function renderErrorDocs(): string {
   const lines = [
@@ -158,7 +159,7 @@ export function renderApiDocs(): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  fs.writeFileSync(new URL("../docs/errors.md", import.meta.url), renderErrorDocs());
-  fs.writeFileSync(new URL("../docs/api.md", import.meta.url), renderApiDocs());
+  fs.writeFileSync(new URL("errors.md", docsDirUrl), renderErrorDocs());
+  fs.writeFileSync(new URL("api.md", docsDirUrl), renderApiDocs());
   console.log("wrote docs/errors.md and docs/api.md");
 }

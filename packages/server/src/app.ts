@@ -2,6 +2,8 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import fastifyCookie from "@fastify/cookie";
 import fastifyWebsocket from "@fastify/websocket";
+import { dashboardDistUrl } from "@sdk/dashboard/built";
+import { docsDirUrl } from "@sdk/docs";
 import { maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
@@ -36,8 +38,8 @@ export const serverVersion: string = JSON.parse(
   fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
 ).version;
 
-const defaultDocsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));
-const defaultDashboardDir = fileURLToPath(new URL("../../dashboard/dist/", import.meta.url));
+const defaultDocsDir = fileURLToPath(docsDirUrl);
+const defaultDashboardDir = fileURLToPath(dashboardDistUrl);
 
 export interface ServerOptions {
   config: Config;

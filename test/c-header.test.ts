@@ -7,7 +7,6 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { cHeaderPath, renderCHeader } from "../../../scripts/generate-c-header.ts";
 import {
   boardIds,
   boards,
@@ -18,7 +17,8 @@ import {
   maxFrameBytes,
   protocolVersion,
   uartBauds,
-} from "../src/index.ts";
+} from "@sdk/protocol";
+import { cHeaderPath, renderCHeader } from "../scripts/generate-c-header.ts";
 
 const headerFile = fileURLToPath(cHeaderPath);
 const cc = spawnSync("cc", ["--version"]).status === 0 ? "cc" : null;

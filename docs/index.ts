@@ -1,0 +1,2 @@
+/** The folder holding the reference pages (*.md). */
+export const docsDirUrl = new URL("./", import.meta.url);
