@@ -7,6 +7,8 @@ interface Queued {
   work: Work;
   resolve(): void;
   reject(error: unknown): void;
+  /** Settles (never rejects) once this write is committed or has failed. */
+  settled: Promise<void>;
 }
 
 /**
@@ -28,10 +30,19 @@ export class WriteBatcher {
   }
 
   run(work: Work): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ work, resolve, reject });
-      this.#schedule();
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    const settled = done.then(
+      () => {},
+      () => {},
+    );
+    this.#queue.push({ work, resolve, reject, settled });
+    this.#schedule();
+    return done;
   }
 
   /**
@@ -39,7 +50,7 @@ export class WriteBatcher {
    * queued later (reads use it: they see what watchers were already told, even under load).
    */
   barrier(): Promise<void> {
-    return this.#queue.length === 0 && !this.#running ? Promise.resolve() : this.run(async () => {});
+    return this.#queue.at(-1)?.settled ?? this.#running ?? Promise.resolve();
   }
 
   /** Resolves once everything queued so far is committed (or failed). */
