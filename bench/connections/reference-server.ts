@@ -8,10 +8,10 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { deviceCloseCodes, maxFrameBytes, protocolVersion } from "@sdk/protocol/hardware";
 import { type WebSocket, WebSocketServer } from "ws";
 
 const heartbeatSeconds = Number(process.env.HEARTBEAT_SECONDS ?? 5);
-const maxFrameBytes = 64 * 1024;
 
 const wss = new WebSocketServer({
   host: process.env.HOST ?? "127.0.0.1",
@@ -45,7 +45,7 @@ wss.on("connection", (socket, request) => {
     socket.send(
       JSON.stringify({
         type: "welcome",
-        protocol: 1,
+        protocol: protocolVersion,
         deviceId,
         serverTime: new Date().toISOString(),
         heartbeatSeconds,
@@ -74,7 +74,7 @@ wss.on("listening", () => {
 
 process.on("SIGTERM", () => {
   clearInterval(heartbeat);
-  for (const socket of wss.clients) socket.close(1001, "server shutting down");
+  for (const socket of wss.clients) socket.close(deviceCloseCodes.goingAway, "server shutting down");
   wss.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();
 });

@@ -10,10 +10,10 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { deviceCloseCodes, maxFrameBytes, protocolVersion } from "@sdk/protocol/hardware";
 import { type WebSocket, WebSocketServer } from "ws";
 
 const heartbeatSeconds = Number(process.env.HEARTBEAT_SECONDS ?? 60);
-const maxFrameBytes = 64 * 1024;
 const watchPath = /^\/v1\/projects\/([^/]+)\/devices\/([^/?]+)\/watch$/;
 
 const server = http.createServer((_request, response) => response.writeHead(404).end());
@@ -58,7 +58,7 @@ function onDevice(socket: WebSocket, deviceId: string): void {
       socket.send(
         JSON.stringify({
           type: "welcome",
-          protocol: 1,
+          protocol: protocolVersion,
           deviceId,
           serverTime: new Date().toISOString(),
           heartbeatSeconds,
@@ -112,7 +112,7 @@ server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? "127.0.0.1", ()
 process.on("SIGTERM", () => {
   clearInterval(heartbeat);
   for (const socket of [...deviceSockets.clients, ...watchSockets.clients])
-    socket.close(1001, "server shutting down");
+    socket.close(deviceCloseCodes.goingAway, "server shutting down");
   server.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();
 });
