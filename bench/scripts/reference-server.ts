@@ -10,8 +10,9 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { deviceCloseCodes, maxFrameBytes, protocolVersion } from "@sdk/protocol/hardware";
+import { deviceCloseCodes, maxFrameBytes } from "@sdk/protocol/hardware";
 import { type WebSocket, WebSocketServer } from "ws";
+import { basicUser, welcomeFrame } from "../lib/reference-device.ts";
 
 const heartbeatSeconds = Number(process.env.HEARTBEAT_SECONDS ?? 60);
 const watchPath = /^\/v1\/projects\/([^/]+)\/devices\/([^/?]+)\/watch$/;
@@ -29,11 +30,7 @@ const watchers = new Map<string, Map<WebSocket, { seq: number }>>();
 server.on("upgrade", (request, socket, head) => {
   const url = request.url ?? "";
   if (url === "/v1/device") {
-    const decoded = Buffer.from(
-      (request.headers.authorization ?? "").replace(/^Basic\s+/i, ""),
-      "base64",
-    ).toString();
-    const deviceId = decoded.slice(0, Math.max(0, decoded.indexOf(":")));
+    const deviceId = basicUser(request.headers.authorization);
     if (!deviceId) return void socket.destroy();
     deviceSockets.handleUpgrade(request, socket, head, (ws) => onDevice(ws, deviceId));
     return;
@@ -55,15 +52,7 @@ function onDevice(socket: WebSocket, deviceId: string): void {
       return;
     }
     if (message.type === "hello") {
-      socket.send(
-        JSON.stringify({
-          type: "welcome",
-          protocol: protocolVersion,
-          deviceId,
-          serverTime: new Date().toISOString(),
-          heartbeatSeconds,
-        }),
-      );
+      socket.send(welcomeFrame(deviceId, heartbeatSeconds));
       return;
     }
     const at = new Date().toISOString();
