@@ -8,10 +8,11 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { deviceCloseCodes, maxFrameBytes } from "@sdk/protocol/hardware";
 import { type WebSocket, WebSocketServer } from "ws";
+import { basicUser, welcomeFrame } from "../lib/reference-device.ts";
 
 const heartbeatSeconds = Number(process.env.HEARTBEAT_SECONDS ?? 5);
-const maxFrameBytes = 64 * 1024;
 
 const wss = new WebSocketServer({
   host: process.env.HOST ?? "127.0.0.1",
@@ -26,11 +27,7 @@ const wss = new WebSocketServer({
 const missed = new Map<WebSocket, number>();
 
 wss.on("connection", (socket, request) => {
-  const decoded = Buffer.from(
-    (request.headers.authorization ?? "").replace(/^Basic\s+/i, ""),
-    "base64",
-  ).toString();
-  const deviceId = decoded.slice(0, Math.max(0, decoded.indexOf(":")));
+  const deviceId = basicUser(request.headers.authorization);
   missed.set(socket, 0);
   socket.on("pong", () => missed.set(socket, 0));
   socket.on("message", (data) => {
@@ -42,15 +39,7 @@ wss.on("connection", (socket, request) => {
       return;
     }
     if (type !== "hello") return;
-    socket.send(
-      JSON.stringify({
-        type: "welcome",
-        protocol: 1,
-        deviceId,
-        serverTime: new Date().toISOString(),
-        heartbeatSeconds,
-      }),
-    );
+    socket.send(welcomeFrame(deviceId, heartbeatSeconds));
   });
   socket.on("error", () => {});
   socket.on("close", () => missed.delete(socket));
@@ -74,7 +63,7 @@ wss.on("listening", () => {
 
 process.on("SIGTERM", () => {
   clearInterval(heartbeat);
-  for (const socket of wss.clients) socket.close(1001, "server shutting down");
+  for (const socket of wss.clients) socket.close(deviceCloseCodes.goingAway, "server shutting down");
   wss.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();
 });

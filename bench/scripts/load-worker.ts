@@ -5,6 +5,7 @@
  * rate spread over the devices in turn, and times each from its send to the `state` event with the
  * same seq on the device's watch socket.
  */
+import { protocolVersion } from "@sdk/protocol/hardware";
 import WebSocket from "ws";
 import { latency } from "../lib/measure.ts";
 import type { Credentials } from "../lib/provision.ts";
@@ -33,7 +34,7 @@ interface Tracking {
 
 const hello = JSON.stringify({
   type: "hello",
-  protocol: 1,
+  protocol: protocolVersion,
   firmware: "bench",
   board: "pico_w",
   maxFrame: 16384,

@@ -10,10 +10,11 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { deviceCloseCodes, maxFrameBytes } from "@sdk/protocol/hardware";
 import { type WebSocket, WebSocketServer } from "ws";
+import { basicUser, welcomeFrame } from "../lib/reference-device.ts";
 
 const heartbeatSeconds = Number(process.env.HEARTBEAT_SECONDS ?? 60);
-const maxFrameBytes = 64 * 1024;
 const watchPath = /^\/v1\/projects\/([^/]+)\/devices\/([^/?]+)\/watch$/;
 
 const server = http.createServer((_request, response) => response.writeHead(404).end());
@@ -29,11 +30,7 @@ const watchers = new Map<string, Map<WebSocket, { seq: number }>>();
 server.on("upgrade", (request, socket, head) => {
   const url = request.url ?? "";
   if (url === "/v1/device") {
-    const decoded = Buffer.from(
-      (request.headers.authorization ?? "").replace(/^Basic\s+/i, ""),
-      "base64",
-    ).toString();
-    const deviceId = decoded.slice(0, Math.max(0, decoded.indexOf(":")));
+    const deviceId = basicUser(request.headers.authorization);
     if (!deviceId) return void socket.destroy();
     deviceSockets.handleUpgrade(request, socket, head, (ws) => onDevice(ws, deviceId));
     return;
@@ -55,15 +52,7 @@ function onDevice(socket: WebSocket, deviceId: string): void {
       return;
     }
     if (message.type === "hello") {
-      socket.send(
-        JSON.stringify({
-          type: "welcome",
-          protocol: 1,
-          deviceId,
-          serverTime: new Date().toISOString(),
-          heartbeatSeconds,
-        }),
-      );
+      socket.send(welcomeFrame(deviceId, heartbeatSeconds));
       return;
     }
     const at = new Date().toISOString();
@@ -112,7 +101,7 @@ server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? "127.0.0.1", ()
 process.on("SIGTERM", () => {
   clearInterval(heartbeat);
   for (const socket of [...deviceSockets.clients, ...watchSockets.clients])
-    socket.close(1001, "server shutting down");
+    socket.close(deviceCloseCodes.goingAway, "server shutting down");
   server.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();
 });

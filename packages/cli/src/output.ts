@@ -1,3 +1,5 @@
+import type { LogEntry, LogLevel } from "@sdk/protocol";
+
 /** Where a command's results go: one JSON document, or text for people (colour only on a terminal). */
 export class Output {
   readonly json: boolean;
@@ -28,6 +30,21 @@ export class Output {
       this.stopSpinner();
       process.stdout.write(`${text}\n`);
     }
+  }
+
+  /** A log entry as one line: time, the device when several are shown, level, source, message. */
+  logEntry(entry: LogEntry, deviceId?: string): void {
+    const paint: Record<LogLevel, (t: string) => string> = {
+      debug: this.dim,
+      info: (t) => t,
+      warn: this.yellow,
+      error: this.red,
+    };
+    const level = paint[entry.level](entry.level.padEnd(5));
+    const device = deviceId ? `${this.cyan(deviceId)} ` : "";
+    this.line(
+      `${this.dim(localTime(entry.at))} ${device}${level} ${this.dim(`[${entry.source}]`)} ${entry.message}`,
+    );
   }
 
   /** The one JSON document of a command (`--json` / `SDK_OUTPUT=json`). */

@@ -1,20 +1,33 @@
 import { scriptCompilerOptions } from "@sdk/build";
+import { adc, type Board, boards } from "@sdk/protocol/hardware";
 
 /** The files `sdk init` writes. Each is a function of the project's name, board and id. */
 export interface TemplateInput {
   name: string;
-  board: "pico_w" | "pico2_w";
+  board: Board;
   projectId: string | null;
   host: string | null;
 }
 
+/** "`GP0`–`GP22`, `GP26`–`GP28`": ascending pin numbers as runs. */
+function pinRuns(pins: readonly number[], quote = ""): string {
+  const runs: string[] = [];
+  for (let i = 0; i < pins.length; i++) {
+    const start = pins[i]!;
+    while (pins[i + 1] === pins[i]! + 1) i++;
+    const gp = (n: number) => `${quote}GP${n}${quote}`;
+    runs.push(start === pins[i] ? gp(start) : `${gp(start)}–${gp(pins[i]!)}`);
+  }
+  return runs.join(", ");
+}
+
 const guidance = (
   t: TemplateInput,
-) => `This is an sdk device project: a TypeScript class that runs on the sdk server (${t.host ?? "see ~/.sdk/credentials.json"}) once per connected ${t.board === "pico2_w" ? "Raspberry Pi Pico 2 W" : "Raspberry Pi Pico W"}, not on the board itself.
+) => `This is an sdk device project: a TypeScript class that runs on the sdk server (${t.host ?? "see ~/.sdk/credentials.json"}) once per connected ${boards[t.board].name}, not on the board itself.
 
 - The script is \`src/index.ts\`: \`export default class … extends DeviceScript\` with \`onDeviceConnect()\`, \`onMessage(msg)\`, \`onDeviceDisconnect()\`.
-- Drive the board with \`this.env.DEVICE\`: pinMode, gpioWrite/gpioRead/gpioToggle, watchPin (→ \`gpio_change\` messages), pwm, adcRead (GP26–GP28, 0–3.3 V), readTemperature, i2cConfigure/i2cWrite/i2cRead/i2cScan, spiConfigure/spiTransfer, uartConfigure/uartWrite (→ \`uart_rx\`), ws2812Write, send, emitState(entityId, value).
-- Pins are GPIO numbers (\`GP0\`–\`GP22\`, \`GP26\`–\`GP28\`), not physical pin numbers; the onboard LED is \`OnboardLED\`.
+- Drive the board with \`this.env.DEVICE\`: pinMode, gpioWrite/gpioRead/gpioToggle, watchPin (→ \`gpio_change\` messages), pwm, adcRead (${pinRuns(boards[t.board].adcPins)}, 0–${adc.maxVolts} V), readTemperature, i2cConfigure/i2cWrite/i2cRead/i2cScan, spiConfigure/spiTransfer, uartConfigure/uartWrite (→ \`uart_rx\`), ws2812Write, send, emitState(entityId, value).
+- Pins are GPIO numbers (${pinRuns(boards[t.board].gpios, "`")}), not physical pin numbers; the onboard LED is \`OnboardLED\`.
 - Bad arguments throw \`SdkError\` (code \`invalid_argument\`) synchronously; device failures reject with \`device_error\`, \`device_timeout\` or \`device_offline\`.
 - There is no Node.js: no \`process\`, \`require\`, \`fetch\`, files or network. Only JavaScript built-ins, \`console\` and timers. Every handler has a short deadline (100 ms by default): no long loops.
 - Project settings and Home Assistant entities are in \`sdk.ts\` (\`defineConfig\`).
@@ -31,7 +44,7 @@ export const templates: Record<string, (t: TemplateInput) => string> = {
     `${JSON.stringify({ mcpServers: { sdk: { command: "npx", args: ["-y", "@sdk/mcp"] } } }, null, 2)}\n`,
   "README.md": (t) => `# ${t.name}
 
-A device script for ${t.board === "pico2_w" ? "Raspberry Pi Pico 2 W" : "Raspberry Pi Pico W"} boards, run by an sdk server.
+A device script for ${boards[t.board].name} boards, run by an sdk server.
 
 \`\`\`sh
 npm install        # the @sdk/device library and the sdk command

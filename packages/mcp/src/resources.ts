@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { boards, errorCatalog, errorCodes } from "@sdk/protocol";
+import { adc, allAdcPins, boards, errorCatalog, errorCodes, onboardLed } from "@sdk/protocol";
 
 const docsDir = new URL("../../../docs/", import.meta.url);
 
@@ -10,6 +10,9 @@ function readDoc(name: string, fallback: string): string {
     return fallback;
   }
 }
+
+/** "GP26–GP28, 0–3.3 V, 12 bit" */
+const adcSummary = `GP${allAdcPins[0]}–GP${allAdcPins.at(-1)}, 0–${adc.maxVolts} V, ${Math.log2(adc.maxRaw + 1)} bit`;
 
 /** Reference material an agent can read before writing a script. */
 export const resources = [
@@ -29,7 +32,7 @@ export const resources = [
     description:
       "Pin tables of the Pico W and Pico 2 W: header GPIOs, ADC pins, I2C/SPI/UART pin options per bus.",
     mimeType: "application/json",
-    read: () => JSON.stringify({ onboardLed: "LED", adc: "GP26–GP28, 0–3.3 V, 12 bit", boards }, null, 2),
+    read: () => JSON.stringify({ onboardLed, adc: adcSummary, boards }, null, 2),
   },
   {
     name: "errors",

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { build, formatDiagnostic, loadProjectConfig } from "@sdk/build";
 import { SdkApiError, SdkClient, SdkNetworkError } from "@sdk/client";
 import { resolveCredentials } from "@sdk/client/credentials";
+import { customTypePattern, type LogLevel, logLevels } from "@sdk/protocol";
 import { z } from "zod";
 
 /** A tool failure to report to the agent (never a crash of the server). */
@@ -124,21 +125,20 @@ export const tools = {
     input: {
       projectId: ProjectId,
       deviceId: DeviceId.optional().describe("One device; all of the project's devices when omitted"),
-      level: z.enum(["debug", "info", "warn", "error"]).optional().describe("Minimum level"),
+      level: z.enum(logLevels).optional().describe("Minimum level"),
       since: z.string().datetime().optional().describe("Only entries at or after this ISO time"),
       limit: z.number().int().min(1).max(500).optional().describe("At most this many entries (default 100)"),
     },
     async run(
       ctx: ToolContext,
-      args: { projectId: string; deviceId?: string; level?: string; since?: string; limit?: number },
+      args: { projectId: string; deviceId?: string; level?: LogLevel; since?: string; limit?: number },
     ) {
       const c = await client(ctx);
       const limit = args.limit ?? 100;
       const deviceIds = args.deviceId
         ? [args.deviceId]
         : (await c.api.listDevices({ params: { projectId: args.projectId } })).map((d) => d.id);
-      const order = ["debug", "info", "warn", "error"];
-      const min = order.indexOf(args.level ?? "debug");
+      const min = logLevels.indexOf(args.level ?? "debug");
       const lists = await Promise.all(
         deviceIds.map(async (deviceId) =>
           (
@@ -155,7 +155,8 @@ export const tools = {
       const logs = lists
         .flat()
         .filter(
-          (l) => order.indexOf(l.level) >= min && (!args.since || l.at >= new Date(args.since).toISOString()),
+          (l) =>
+            logLevels.indexOf(l.level) >= min && (!args.since || l.at >= new Date(args.since).toISOString()),
         )
         .sort((a, b) => (a.id < b.id ? -1 : 1))
         .slice(-limit);
@@ -242,10 +243,7 @@ export const tools = {
       deviceId: DeviceId,
       message: z
         .object({
-          type: z
-            .string()
-            .regex(/^[a-z][a-z0-9_]{0,63}$/)
-            .describe("lower_snake_case message type"),
+          type: z.string().regex(customTypePattern).describe("lower_snake_case message type"),
         })
         .catchall(z.unknown())
         .describe('The message, e.g. { "type": "set_mode", "mode": "night" }'),

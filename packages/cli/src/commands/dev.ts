@@ -113,11 +113,7 @@ export const dev: Command = {
       watch = watchDevice(url, auth.token!.token, ids, {
         onEvent(event) {
           if (event.type === "log") {
-            const e = event.entry;
-            const level = { debug: g.out.dim, info: (t: string) => t, warn: g.out.yellow, error: g.out.red }[
-              e.level
-            ](e.level.padEnd(5));
-            g.out.line(`${g.out.dim(localTime(e.at))} ${level} ${g.out.dim(`[${e.source}]`)} ${e.message}`);
+            g.out.logEntry(event.entry);
           } else if (event.type === "state") {
             g.out.line(
               `${g.out.dim(localTime(event.at))} ${g.out.cyan("state")} ${event.entityId} = ${JSON.stringify(event.value)}`,

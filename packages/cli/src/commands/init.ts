@@ -1,10 +1,16 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { type Board, boardIds } from "@sdk/protocol/hardware";
 import type { Command } from "../command.ts";
 import { connect } from "../context.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { ask, isInteractive } from "../prompt.ts";
 import { templates } from "../templates.ts";
+
+const defaultBoard: Board = "pico_w";
+const otherBoards = boardIds.filter((b) => b !== defaultBoard);
+
+const isBoard = (value: string): value is Board => (boardIds as string[]).includes(value);
 
 async function exists(file: string) {
   return fs.access(file).then(
@@ -16,13 +22,13 @@ async function exists(file: string) {
 export const init: Command = {
   name: "init",
   summary: "Scaffold a project (script, sdk.ts, agent files) and link it to a server project",
-  usage: "sdk init [directory] [--name <name>] [--board pico_w|pico2_w] [--project prj_…] [--no-link]",
+  usage: `sdk init [directory] [--name <name>] [--board ${boardIds.join("|")}] [--project prj_…] [--no-link]`,
   details:
     "Writes AGENTS.md, .cursor/rules/sdk.mdc, .mcp.json, README.md, sdk.ts, src/index.ts (a working example), package.json, tsconfig.json and .gitignore. Existing files are never overwritten without asking (without a terminal they are kept). When you are logged in, a server project is created (or --project is used) and written into sdk.ts.",
   options: { name: { type: "string" }, board: { type: "string" }, "no-link": { type: "boolean" } },
   optionHelp: [
     "--name <name>      the project's name (default: the directory's name)",
-    "--board <board>    pico_w (default) or pico2_w",
+    `--board <board>    ${defaultBoard} (default) or ${otherBoards.join(" or ")}`,
     "--project <id>     link an existing server project instead of creating one",
     "--no-link          do not create or link a server project",
   ],
@@ -30,9 +36,8 @@ export const init: Command = {
   async run({ args, values, g }) {
     if (args.length > 1) throw new UsageError("Give at most one directory", "init");
     const dir = path.resolve(g.dir, args[0] ?? ".");
-    const board = (values.board as string | undefined) ?? "pico_w";
-    if (board !== "pico_w" && board !== "pico2_w")
-      throw new UsageError("--board must be pico_w or pico2_w", "init");
+    const board = (values.board as string | undefined) ?? defaultBoard;
+    if (!isBoard(board)) throw new UsageError(`--board must be ${boardIds.join(" or ")}`, "init");
     const name = (values.name as string | undefined) ?? path.basename(dir);
     await fs.mkdir(dir, { recursive: true });
 

@@ -3,18 +3,9 @@ import type { LogEntry } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { UsageError } from "../errors.ts";
-import { localTime, type Output } from "../output.ts";
 
 interface Line extends LogEntry {
   deviceId: string;
-}
-
-function print(out: Output, line: Line, many: boolean): void {
-  const level = { debug: out.dim, info: (t: string) => t, warn: out.yellow, error: out.red }[line.level](
-    line.level.padEnd(5),
-  );
-  const device = many ? `${out.cyan(line.deviceId)} ` : "";
-  out.line(`${out.dim(localTime(line.at))} ${device}${level} ${out.dim(`[${line.source}]`)} ${line.message}`);
 }
 
 async function recent(
@@ -64,10 +55,11 @@ export const logs: Command = {
     if (!values.tail) {
       g.out.result({ projectId: id, logs: lines });
       if (lines.length === 0) g.out.line("No log entries yet.");
-      for (const line of lines) print(g.out, line, many);
+      for (const line of lines) g.out.logEntry(line, many ? line.deviceId : undefined);
       return 0;
     }
-    for (const line of lines) g.out.json ? g.out.ndjson(line) : print(g.out, line, many);
+    for (const line of lines)
+      g.out.json ? g.out.ndjson(line) : g.out.logEntry(line, many ? line.deviceId : undefined);
     if (deviceIds.length === 0) g.out.info("The project has no devices yet; nothing to stream.");
     const seen = new Set(lines.map((l) => l.id));
     const token = client.token;
@@ -83,7 +75,7 @@ export const logs: Command = {
             seen.add(event.entry.id);
             const line = { ...event.entry, deviceId };
             if (g.out.json) g.out.ndjson(line);
-            else print(g.out, line, many);
+            else g.out.logEntry(line, many ? line.deviceId : undefined);
           },
           onOpen() {
             opened++;
