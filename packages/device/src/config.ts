@@ -7,6 +7,7 @@ import {
   entityLimits,
   stateClasses,
 } from "@sdk/protocol/hardware";
+import { idPattern, idPrefixes } from "@sdk/protocol/ids";
 
 export type { EntityConfig, EntityKind, StateClass } from "@sdk/protocol/hardware";
 
@@ -36,7 +37,7 @@ export class ConfigError extends Error {
 /** Checks and returns the project configuration; throws `ConfigError` naming the bad field. */
 export function defineConfig(config: ProjectConfig): ProjectConfig {
   if (typeof config !== "object" || config === null) throw new ConfigError("(config)", "must be an object");
-  if (config.project !== undefined && !/^prj_[a-z2-7]{20}$/.test(String(config.project))) {
+  if (config.project !== undefined && !idPattern(idPrefixes.project).test(String(config.project))) {
     throw new ConfigError(
       "project",
       `must be a project id like prj_… (got ${JSON.stringify(config.project)})`,

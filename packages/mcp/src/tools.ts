@@ -2,7 +2,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { build, formatDiagnostic, loadProjectConfig } from "@sdk/build";
 import { SdkApiError, SdkClient, SdkNetworkError } from "@sdk/client";
 import { resolveCredentials } from "@sdk/client/credentials";
-import { customTypePattern, type LogLevel, logLevels } from "@sdk/protocol";
+import {
+  customTypePattern,
+  idPattern,
+  idPrefixes,
+  type LogLevel,
+  logLevels,
+  pageLimits,
+} from "@sdk/protocol";
 import { z } from "zod";
 
 /** A tool failure to report to the agent (never a crash of the server). */
@@ -59,11 +66,11 @@ export function failure(error: unknown): CallToolResult {
 
 const ProjectId = z
   .string()
-  .regex(/^prj_[a-z2-7]{20}$/)
+  .regex(idPattern(idPrefixes.project))
   .describe("A project id, prj_… (from list_projects)");
 const DeviceId = z
   .string()
-  .regex(/^dev_[a-z2-7]{20}$/)
+  .regex(idPattern(idPrefixes.device))
   .describe("A device id, dev_… (from list_devices)");
 const ProjectDir = z
   .string()
@@ -127,14 +134,20 @@ export const tools = {
       deviceId: DeviceId.optional().describe("One device; all of the project's devices when omitted"),
       level: z.enum(logLevels).optional().describe("Minimum level"),
       since: z.string().datetime().optional().describe("Only entries at or after this ISO time"),
-      limit: z.number().int().min(1).max(500).optional().describe("At most this many entries (default 100)"),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(pageLimits.max)
+        .optional()
+        .describe(`At most this many entries (default ${pageLimits.default})`),
     },
     async run(
       ctx: ToolContext,
       args: { projectId: string; deviceId?: string; level?: LogLevel; since?: string; limit?: number },
     ) {
       const c = await client(ctx);
-      const limit = args.limit ?? 100;
+      const limit = args.limit ?? pageLimits.default;
       const deviceIds = args.deviceId
         ? [args.deviceId]
         : (await c.api.listDevices({ params: { projectId: args.projectId } })).map((d) => d.id);
@@ -144,7 +157,7 @@ export const tools = {
           (
             await c.api.listDeviceLogs({
               params: { projectId: args.projectId, deviceId },
-              query: { limit: 500 },
+              query: { limit: pageLimits.max },
             })
           ).map((l) => ({
             ...l,

@@ -56,8 +56,11 @@ export interface Endpoint {
 }
 
 const ok = z.object({ ok: z.literal(true) });
+/** How many entries one page of a list (logs, audit) holds: `limit` defaults to 100, at most 500. */
+export const pageLimits = { default: 100, max: 500 } as const;
+
 const Page = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: z.coerce.number().int().min(1).max(pageLimits.max).default(pageLimits.default),
   before: z.string().max(64).optional().describe("Return entries older than this entry id."),
 });
 

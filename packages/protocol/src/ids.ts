@@ -5,7 +5,16 @@ export const idPrefixes = {
   device: "dev",
   token: "tok",
   audit: "aud",
+  deployment: "dep",
 } as const;
+
+/** How many base32 characters follow an id's prefix and underscore. */
+export const idLength = 20;
+
+/** The shape of an id with this prefix: `prj_` then 20 characters of lowercase base32. */
+export function idPattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix}_[a-z2-7]{${idLength}}$`);
+}
 
 declare const brand: unique symbol;
 /** A string that the type checker keeps apart from other strings. */

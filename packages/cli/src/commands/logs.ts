@@ -1,5 +1,5 @@
 import { type SdkClient, watchDevice } from "@sdk/client";
-import type { LogEntry } from "@sdk/protocol";
+import { type LogEntry, pageLimits } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { UsageError } from "../errors.ts";
@@ -37,14 +37,14 @@ export const logs: Command = {
   options: { device: { type: "string" }, limit: { type: "string" }, tail: { type: "boolean", short: "f" } },
   optionHelp: [
     "--device <id>    one device only (default: every device of the project)",
-    "--limit <n>      how many recent entries (default 50, at most 500)",
+    `--limit <n>      how many recent entries (default 50, at most ${pageLimits.max})`,
     "--tail, -f       keep streaming new entries",
   ],
   json: true,
   async run({ values, g }) {
     const limit = values.limit === undefined ? 50 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
-      throw new UsageError("--limit must be a number from 1 to 500", "logs");
+    if (!Number.isInteger(limit) || limit < 1 || limit > pageLimits.max)
+      throw new UsageError(`--limit must be a number from 1 to ${pageLimits.max}`, "logs");
     const { client, host } = await connect(g);
     const id = await projectId(g);
     const deviceIds = values.device

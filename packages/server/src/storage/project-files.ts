@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { idPattern, idPrefixes } from "@sdk/protocol";
 
 /** Files that belong to one project (deployed bundles and the like) live in `<dataDir>/projects/<id>/`. */
 export class ProjectFiles {
@@ -10,12 +11,13 @@ export class ProjectFiles {
   }
 
   dir(projectId: string): string {
-    if (!/^prj_[a-z2-7]+$/.test(projectId)) throw new Error(`not a project id: ${projectId}`);
+    if (!idPattern(idPrefixes.project).test(projectId)) throw new Error(`not a project id: ${projectId}`);
     return path.join(this.root, projectId);
   }
 
   deploymentDir(projectId: string, deploymentId: string): string {
-    if (!/^dep_[a-z2-7]+$/.test(deploymentId)) throw new Error(`not a deployment id: ${deploymentId}`);
+    if (!idPattern(idPrefixes.deployment).test(deploymentId))
+      throw new Error(`not a deployment id: ${deploymentId}`);
     return path.join(this.dir(projectId), "deployments", deploymentId);
   }
 
