@@ -15,7 +15,8 @@ import type { DeviceConnection, DeviceRegistry } from "../../link/registry.ts";
 import type { Repositories } from "../../repositories/index.ts";
 import type { DeviceLogsService, DeviceRef } from "../device-logs.ts";
 import type { DeviceStateService } from "../device-state.ts";
-import { CommandRpc, describeIssues } from "./command-rpc.ts";
+import { describeIssues } from "./command-args.ts";
+import { CommandRpc } from "./command-rpc.ts";
 
 /** A device that proved its credentials in the upgrade request. */
 export interface DeviceAuth extends DeviceRef {
