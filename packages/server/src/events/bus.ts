@@ -38,24 +38,35 @@ export class InProcessEventBus implements EventBus {
   }
 
   publish<K extends EventType>(type: K, payload: ServerEvents[K]): Promise<void> {
-    const pending: Promise<void>[] = [];
-    const run = (call: () => void | Promise<void>) => {
-      try {
-        const result = call();
-        if (result instanceof Promise) pending.push(result.catch(this.#onError));
-      } catch (error) {
-        this.#onError(error); // one broken subscriber must not starve the others
-      }
-    };
+    let pending: Promise<void>[] | undefined;
     const handlers = this.#byType.get(type) as Set<Handler<K>> | undefined;
-    if (handlers) for (const handler of [...handlers]) run(() => handler(payload));
+    if (handlers) for (const handler of [...handlers]) pending = this.#call(handler, payload, pending);
     const deviceId = (payload as { deviceId?: unknown }).deviceId;
     const devices = typeof deviceId === "string" ? this.#byDevice.get(deviceId) : undefined;
     if (devices) {
       const event = { type, payload } as DeviceEvent;
-      for (const handler of [...devices]) run(() => handler(event));
+      for (const handler of [...devices]) pending = this.#call(handler, event, pending);
     }
-    return pending.length > 0 ? Promise.all(pending).then(() => undefined) : settled;
+    return pending ? Promise.all(pending).then(() => undefined) : settled;
+  }
+
+  /** One broken subscriber must not starve the others, nor fail the publisher. */
+  #call<A>(
+    handler: (arg: A) => void | Promise<void>,
+    arg: A,
+    pending: Promise<void>[] | undefined,
+  ): Promise<void>[] | undefined {
+    try {
+      const result = handler(arg);
+      if (result instanceof Promise) {
+        const list = pending ?? [];
+        list.push(result.catch(this.#onError));
+        return list;
+      }
+    } catch (error) {
+      this.#onError(error);
+    }
+    return pending;
   }
 
   subscribe<K extends EventType>(type: K, handler: Handler<K>): Unsubscribe {
