@@ -10,7 +10,7 @@ import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
-import { InProcessEventBus } from "./events/bus.ts";
+import { type EventBus, InProcessEventBus } from "./events/bus.ts";
 import { checkCrossSite } from "./http/cross-site.ts";
 import { installErrorHandling } from "./http/error-handler.ts";
 import { RequestLog } from "./http/request-log.ts";
@@ -28,8 +28,10 @@ import { projectRoutes } from "./http/routes/projects.ts";
 import type { Route } from "./http/routes/registrar.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
+import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
 import { LocalDeviceRegistry } from "./link/registry.ts";
 import { createServices, type Services } from "./services/index.ts";
+import { Sweeper } from "./services/sweeper.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
 import { watchSocket } from "./ws/watch-socket.ts";
@@ -49,11 +51,24 @@ export interface ServerOptions {
   docsDir?: string;
   /** The built dashboard (default: packages/dashboard/dist). */
   dashboardDir?: string;
+  /** Integrations (MQTT, mDNS, …): started after the built-in parts, stopped before them. */
+  extensions?: Extension[];
 }
+
+/** What an integration gets to work with: it listens to the bus and acts through the services. */
+export interface ExtensionContext {
+  bus: EventBus;
+  services: Services;
+  config: Config;
+  logger: Logger;
+}
+export type Extension = (context: ExtensionContext) => Lifecycle;
 
 export interface Server {
   app: FastifyInstance;
   services: Services;
+  /** Every event of the server (events/map.ts). */
+  bus: EventBus;
   database: Database;
   config: Config;
   /** `http://host:port` once listening. */
@@ -78,8 +93,6 @@ export function createLogger(config: Config): Logger {
       )
     : pino(options, pino.destination({ dest: 1, sync: true }));
 }
-
-const sweepMs = 60 * 60 * 1000;
 
 /** Builds the whole server (database, services, routes) without listening yet. */
 export async function createServer(options: ServerOptions): Promise<Server> {
@@ -149,18 +162,31 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   deviceSocket(app, services, heartbeat);
   watchSocket(app, services, heartbeat, config.publicUrl);
 
-  const sweep = setInterval(() => {
-    services.auth
-      .purgeExpiredSessions()
-      .catch((err: unknown) => logger.warn({ err }, "session sweep failed"));
-    services.deviceLogs.pruneByAge().catch((err: unknown) => logger.warn({ err }, "log sweep failed"));
-  }, sweepMs);
-  sweep.unref();
+  // Recording starts before any request can be served and ends after the last one has answered,
+  // so every request's audit entry is written, whether or not the server ever listens.
+  services.auditLog.start();
+  const sweeper = new Sweeper(
+    { session: services.auth.purgeExpiredSessions, log: services.deviceLogs.pruneByAge },
+    (err, task) => logger.warn({ err }, `${task} sweep failed`),
+  );
+  const context: ExtensionContext = { bus, services, config, logger };
+  // The long-running parts, in start order: started once listening, stopped in reverse on close.
+  const parts = new Lifecycles(
+    [
+      sweeper,
+      heartbeat,
+      services.deviceLink,
+      services.scripts,
+      ...(options.extensions ?? []).map((extension) => extension(context)),
+    ],
+    (err, part) => logger.error({ err }, `${part}: stop failed`),
+  );
 
   let closing: Promise<void> | undefined;
   const server: Server = {
     app,
     services,
+    bus,
     database,
     config,
     url: "",
@@ -171,16 +197,15 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       const port = typeof address === "object" && address ? address.port : config.port;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
       server.url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+      await parts.start();
       return server.url;
     },
     close() {
       closing ??= (async () => {
-        clearInterval(sweep);
-        heartbeat.stop();
-        services.scripts.stop();
-        services.deviceLink.shutDown();
+        await parts.stop();
         for (const client of app.websocketServer.clients) client.close(1001, "server shutting down");
         await app.close();
+        services.auditLog.stop();
         await database.close();
       })();
       return closing;

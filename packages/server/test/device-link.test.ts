@@ -121,7 +121,7 @@ test("garbage gets error replies and log entries; a device that keeps at it is d
 
   // the device is still fine, and custom events are accepted (even ones named like Object's properties)
   const routed: string[] = [];
-  t.after(s.server.services.deviceLink.onMessage((_d, m) => routed.push(m.type)));
+  t.after(s.server.bus.subscribe("device.message", ({ message }) => void routed.push(message.type)));
   dev.send({ type: "constructor" });
   dev.send({ type: "button_pressed", count: 1 });
   dev.send({ type: "log", level: "info", message: "still here" });

@@ -139,9 +139,9 @@ test("every command round-trips through the simulator and the results are checke
   assert.deepEqual(await cmd("gpio_read", { pin: 15 }), { value: 1 }, "pull-up reads high");
   sim.setInput(15, 0);
   assert.deepEqual(await cmd("gpio_read", { pin: 15 }), { value: 0 });
-  // watching an input produces gpio_change, routed to the device's message listeners
+  // watching an input produces gpio_change, published as the device's messages
   const routed: unknown[] = [];
-  const stop = s.server.services.deviceLink.onMessage((_device, message) => routed.push(message));
+  const stop = s.server.bus.subscribe("device.message", ({ message }) => void routed.push(message));
   t.after(stop);
   await cmd("gpio_watch", { pin: 15, edge: "rising" });
   sim.setInput(15, 1);

@@ -1,64 +1,92 @@
-import type { DeviceStatus, LogEntry } from "@sdk/protocol";
+import type { DeviceEvent, EventType, ServerEvents } from "./map.ts";
 
-/** What happens to a device, as services publish it and sockets (watchers, the device's own) hear it. */
-export type DeviceEvent =
-  | { kind: "status"; projectId: string; deviceId: string; at: number; status: DeviceStatus; reason?: string }
-  | { kind: "log"; projectId: string; deviceId: string; entry: LogEntry }
-  | { kind: "state"; projectId: string; deviceId: string; at: number; entityId: string; value: unknown }
-  /** Credentials rotated, or the device deleted: its live connection must close. */
-  | { kind: "revoked"; projectId: string; deviceId: string; reason: string }
-  /** The device no longer exists: watchers close. */
-  | { kind: "deleted"; projectId: string; deviceId: string };
+export type { DeviceEvent, DeviceEventType, EventType, Revocation, ServerEvents } from "./map.ts";
 
-export type DeviceEventHandler = (event: DeviceEvent) => void;
+export type Handler<K extends EventType> = (payload: ServerEvents[K]) => void | Promise<void>;
+export type DeviceEventHandler = (event: DeviceEvent) => void | Promise<void>;
+export type Unsubscribe = () => void;
 
 /**
- * Publish/subscribe for device events. The in-process implementation serves one server; a
- * PostgreSQL LISTEN/NOTIFY or NATS implementation will route between instances (DESIGN.md §8).
+ * Publish/subscribe for every event of the server (events/map.ts). The in-process implementation
+ * serves one server; a NATS or PostgreSQL LISTEN/NOTIFY implementation will route between
+ * instances (DESIGN.md §8) behind the same interface.
+ *
+ * A subscriber that throws, or whose promise rejects, is reported to the bus's error handler and
+ * never reaches the publisher or the other subscribers.
  */
 export interface EventBus {
-  publish(event: DeviceEvent): void;
-  /** Events of one device. Returns the unsubscribe function. */
-  subscribeDevice(deviceId: string, handler: DeviceEventHandler): () => void;
-  /** Every event (for components that track all devices). */
-  subscribeAll(handler: DeviceEventHandler): () => void;
+  /**
+   * Delivers the event to every subscriber of its type (and, for device events, of its device).
+   * The promise settles once this instance's subscribers have finished with it and never rejects:
+   * a request awaits it so that what its subscribers write (the audit log) is readable when it answers.
+   */
+  publish<K extends EventType>(type: K, payload: ServerEvents[K]): Promise<void>;
+  subscribe<K extends EventType>(type: K, handler: Handler<K>): Unsubscribe;
+  /** Every event that names this device (a watch socket's stream). */
+  subscribeDevice(deviceId: string, handler: DeviceEventHandler): Unsubscribe;
 }
 
+const settled: Promise<void> = Promise.resolve();
+
 export class InProcessEventBus implements EventBus {
+  readonly #byType = new Map<EventType, Set<Handler<never>>>();
   readonly #byDevice = new Map<string, Set<DeviceEventHandler>>();
-  readonly #all = new Set<DeviceEventHandler>();
   readonly #onError: (error: unknown) => void;
 
   constructor(onError: (error: unknown) => void) {
     this.#onError = onError;
   }
 
-  publish(event: DeviceEvent): void {
-    const handlers = [...(this.#byDevice.get(event.deviceId) ?? []), ...this.#all];
-    for (const handler of handlers) {
-      try {
-        handler(event);
-      } catch (error) {
-        this.#onError(error); // one broken subscriber must not starve the others
+  publish<K extends EventType>(type: K, payload: ServerEvents[K]): Promise<void> {
+    let pending: Promise<void>[] | undefined;
+    const handlers = this.#byType.get(type) as Set<Handler<K>> | undefined;
+    if (handlers) for (const handler of [...handlers]) pending = this.#call(handler, payload, pending);
+    const deviceId = (payload as { deviceId?: unknown }).deviceId;
+    const devices = typeof deviceId === "string" ? this.#byDevice.get(deviceId) : undefined;
+    if (devices) {
+      const event = { type, payload } as DeviceEvent;
+      for (const handler of [...devices]) pending = this.#call(handler, event, pending);
+    }
+    return pending ? Promise.all(pending).then(() => undefined) : settled;
+  }
+
+  /** One broken subscriber must not starve the others, nor fail the publisher. */
+  #call<A>(
+    handler: (arg: A) => void | Promise<void>,
+    arg: A,
+    pending: Promise<void>[] | undefined,
+  ): Promise<void>[] | undefined {
+    try {
+      const result = handler(arg);
+      if (result instanceof Promise) {
+        const list = pending ?? [];
+        list.push(result.catch(this.#onError));
+        return list;
       }
+    } catch (error) {
+      this.#onError(error);
     }
+    return pending;
   }
 
-  subscribeDevice(deviceId: string, handler: DeviceEventHandler): () => void {
-    let set = this.#byDevice.get(deviceId);
-    if (!set) {
-      set = new Set();
-      this.#byDevice.set(deviceId, set);
-    }
-    set.add(handler);
-    return () => {
-      set.delete(handler);
-      if (set.size === 0 && this.#byDevice.get(deviceId) === set) this.#byDevice.delete(deviceId);
-    };
+  subscribe<K extends EventType>(type: K, handler: Handler<K>): Unsubscribe {
+    return add(this.#byType, type, handler as Handler<never>);
   }
 
-  subscribeAll(handler: DeviceEventHandler): () => void {
-    this.#all.add(handler);
-    return () => this.#all.delete(handler);
+  subscribeDevice(deviceId: string, handler: DeviceEventHandler): Unsubscribe {
+    return add(this.#byDevice, deviceId, handler);
   }
+}
+
+function add<Key, H>(map: Map<Key, Set<H>>, key: Key, handler: H): Unsubscribe {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  set.add(handler);
+  return () => {
+    set.delete(handler);
+    if (set.size === 0 && map.get(key) === set) map.delete(key);
+  };
 }

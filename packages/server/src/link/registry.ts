@@ -1,4 +1,4 @@
-import type { Board } from "@sdk/protocol";
+import type { Board, CommandType } from "@sdk/protocol";
 
 /** One live device connection, as the device socket exposes it to the services. */
 export interface DeviceConnection {
@@ -11,6 +11,8 @@ export interface DeviceConnection {
   /** Sends one JSON frame. */
   send(message: object): void;
   close(code: number, reason: string): void;
+  /** Sends a validated command and resolves with the device's checked result. */
+  command(type: CommandType, args: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { type AuthResult, type CreatedApiToken, idPrefixes, type ServerInfo } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
+import type { EventBus, Revocation } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "../lib/passwords.ts";
 import { hashSecret, newSecret } from "../lib/tokens.ts";
 import type { Repositories, Viewer } from "../repositories/index.ts";
 import type { UserRow } from "../repositories/users.ts";
-import type { AuditService } from "./audit.ts";
 import type { AttemptLimiter } from "./rate-limiter.ts";
 import { tokenView, userView } from "./views.ts";
 
@@ -22,11 +22,6 @@ export const viewerOf = (principal: Principal): Viewer => ({
   userId: principal.user.id,
   isAdmin: principal.user.role === "admin",
 });
-
-/** A credential (or every credential of a user) stopped being valid: open watch sockets close. */
-export type Revocation =
-  | { kind: "credential"; credentialId: string }
-  | { kind: "user"; userId: string; exceptCredentialId?: string; sessionsOnly?: boolean };
 
 /** True when an open connection authenticated as `principal` must end because of `revocation`. */
 export function revokes(revocation: Revocation, principal: Principal): boolean {
@@ -51,7 +46,7 @@ const tokenLastUsedResolutionMs = 60_000;
 
 export interface AuthServiceDeps {
   repos: Pick<Repositories, "users" | "sessions" | "apiTokens">;
-  audit: AuditService;
+  bus: EventBus;
   limiter: AttemptLimiter;
   clock: Clock;
   allowRegistration: boolean;
@@ -61,7 +56,7 @@ export interface AuthServiceDeps {
 
 export function authService({
   repos,
-  audit,
+  bus,
   limiter,
   clock,
   allowRegistration,
@@ -69,10 +64,7 @@ export function authService({
   version,
 }: AuthServiceDeps) {
   const sessionMaxAgeMs = sessionMaxAgeDays * 86_400_000;
-  const revocationListeners = new Set<(revocation: Revocation) => void>();
-  const revoke = (revocation: Revocation) => {
-    for (const listener of revocationListeners) listener(revocation);
-  };
+  const revoke = (revocation: Revocation) => bus.publish("credential.revoked", revocation);
 
   function throttle(keys: string[]) {
     const wait = limiter.retryAfterSeconds(keys);
@@ -142,12 +134,7 @@ export function authService({
         }
         throw error;
       }
-      await audit.record({
-        actorId: user.id,
-        action: "user.registered",
-        targetId: user.id,
-        detail: { role: user.role },
-      });
+      await bus.publish("user.registered", { userId: user.id, role: user.role });
       return signIn(user, input);
     },
 
@@ -169,7 +156,7 @@ export function authService({
     async logout(principal: Principal): Promise<void> {
       if (principal.via === "session") await repos.sessions.delete(principal.credentialId);
       else await repos.apiTokens.deleteForUser(principal.user.id, principal.credentialId);
-      revoke({ kind: "credential", credentialId: principal.credentialId });
+      await revoke({ kind: "credential", credentialId: principal.credentialId });
     },
 
     async authenticateSession(cookieValue: string): Promise<Principal | null> {
@@ -199,17 +186,13 @@ export function authService({
         principal.via === "session" ? principal.credentialId : null,
       );
       // Sessions elsewhere end; API tokens stay valid, so only session-based connections close.
-      revoke({
+      await revoke({
         kind: "user",
         userId: principal.user.id,
         exceptCredentialId: principal.credentialId,
         sessionsOnly: true,
       });
-      await audit.record({
-        actorId: principal.user.id,
-        action: "user.password_changed",
-        targetId: principal.user.id,
-      });
+      await bus.publish("user.password_changed", { userId: principal.user.id });
     },
 
     listTokens: async (principal: Principal) =>
@@ -217,31 +200,18 @@ export function authService({
 
     async createToken(principal: Principal, name: string): Promise<CreatedApiToken> {
       const created = await issueApiToken(principal.user.id, name);
-      await audit.record({
-        actorId: principal.user.id,
-        action: "token.created",
-        targetId: created.id,
-        detail: { name },
-      });
+      await bus.publish("token.created", { actorId: principal.user.id, tokenId: created.id, name });
       return created;
     },
 
     async revokeToken(principal: Principal, tokenId: string): Promise<void> {
       if (!(await repos.apiTokens.deleteForUser(principal.user.id, tokenId)))
         throw new AppError("not_found", "No such API token");
-      revoke({ kind: "credential", credentialId: tokenId });
-      await audit.record({ actorId: principal.user.id, action: "token.revoked", targetId: tokenId });
+      await revoke({ kind: "credential", credentialId: tokenId });
+      await bus.publish("token.revoked", { actorId: principal.user.id, tokenId });
     },
 
     purgeExpiredSessions: () => repos.sessions.deleteExpired(clock.now()),
-
-    /** A user's access changed (deleted, demoted): their open connections must re-authenticate. */
-    revokeUser: (userId: string) => revoke({ kind: "user", userId }),
-
-    onRevoked(listener: (revocation: Revocation) => void): () => void {
-      revocationListeners.add(listener);
-      return () => revocationListeners.delete(listener);
-    },
   };
 }
 export type AuthService = ReturnType<typeof authService>;

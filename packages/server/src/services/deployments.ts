@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { type Deployment, DeploymentManifest, type EntityConfigSchema } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newSortableId } from "../lib/ids.ts";
 import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
-import type { AuditService } from "./audit.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { projectNotFound } from "./projects.ts";
 import type { ScriptHostService } from "./script-host.ts";
@@ -31,10 +31,10 @@ export function deploymentsService(deps: {
   repos: Pick<Repositories, "projects" | "deployments">;
   files: ProjectFiles;
   scripts: ScriptHostService;
-  audit: AuditService;
+  bus: EventBus;
   clock: Clock;
 }) {
-  const { repos, files, scripts, audit, clock } = deps;
+  const { repos, files, scripts, bus, clock } = deps;
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
@@ -46,22 +46,16 @@ export function deploymentsService(deps: {
     } catch (error) {
       if (!(error instanceof ScriptLoadError)) throw error;
       await repos.deployments.markFailed(row.id, error.message);
-      await audit.record({
-        actorId: principal.user.id,
-        action: "deployment.failed",
-        projectId,
-        targetId: row.id,
-      });
+      await bus.publish("deployment.failed", { actorId: principal.user.id, projectId, deploymentId: row.id });
       return { ...row, status: "failed", error: error.message };
     }
     const now = clock.now();
     await repos.deployments.activate(projectId, row.id, now);
-    await audit.record({
+    await bus.publish("deployment.activated", {
       actorId: principal.user.id,
-      action: "deployment.activated",
       projectId,
-      targetId: row.id,
-      detail: { version: row.version },
+      deploymentId: row.id,
+      version: row.version,
     });
     return { ...row, status: "active", error: null, activatedAt: now };
   }
@@ -112,12 +106,11 @@ export function deploymentsService(deps: {
         createdAt: now,
         activatedAt: null,
       });
-      await audit.record({
+      await bus.publish("deployment.created", {
         actorId: principal.user.id,
-        action: "deployment.created",
         projectId,
-        targetId: id,
-        detail: { version: row.version },
+        deploymentId: id,
+        version: row.version,
       });
       return view(await goLive(principal, projectId, row));
     },

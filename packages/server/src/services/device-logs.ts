@@ -59,9 +59,9 @@ export function deviceLogsService(deps: {
         source,
         message: text,
       };
-      bus.publish({
-        kind: "log",
-        ...device,
+      void bus.publish("device.log", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
         entry: { id: row.id, at: iso(at), level, source, message: text },
       });
       const count = (sinceLastPrune.get(device.deviceId) ?? 0) + 1;

@@ -68,7 +68,13 @@ export function deviceStateService(deps: {
       } else {
         sinceLastPrune.set(key, count);
       }
-      bus.publish({ kind: "state", ...device, at, entityId, value: JSON.parse(json) });
+      void bus.publish("device.state", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
+        at,
+        entityId,
+        value: JSON.parse(json),
+      });
     },
 
     async latest(principal: Principal, device: DeviceRef): Promise<StateValue[]> {

@@ -11,7 +11,6 @@ import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { hashSecret, newSecret } from "../lib/tokens.ts";
 import type { Repositories } from "../repositories/index.ts";
-import type { AuditService } from "./audit.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { projectNotFound } from "./projects.ts";
 import { deviceView } from "./views.ts";
@@ -21,11 +20,10 @@ const deviceNotFound = () => new AppError("not_found", "No such device");
 /** Devices of a project, and the credentials a board uses to connect (stored only as a hash). */
 export function devicesService(deps: {
   repos: Pick<Repositories, "projects" | "devices">;
-  audit: AuditService;
   bus: EventBus;
   clock: Clock;
 }) {
-  const { repos, audit, bus, clock } = deps;
+  const { repos, bus, clock } = deps;
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
@@ -66,12 +64,12 @@ export function devicesService(deps: {
         updatedAt: now,
       };
       await repos.devices.insert(row);
-      await audit.record({
+      await bus.publish("device.created", {
         actorId: principal.user.id,
-        action: "device.created",
         projectId,
-        targetId: row.id,
-        detail: { name: input.name, board: input.board },
+        deviceId: row.id,
+        name: input.name,
+        board: input.board,
       });
       const { secretHash: _, ...device } = row;
       return {
@@ -83,25 +81,17 @@ export function devicesService(deps: {
     async rename(principal: Principal, projectId: string, deviceId: string, name: string): Promise<Device> {
       const row = await repos.devices.rename(viewerOf(principal), projectId, deviceId, name, clock.now());
       if (!row) throw deviceNotFound();
-      await audit.record({
-        actorId: principal.user.id,
-        action: "device.renamed",
-        projectId,
-        targetId: deviceId,
-        detail: { name },
-      });
+      await bus.publish("device.renamed", { actorId: principal.user.id, projectId, deviceId, name });
       return deviceView(row);
     },
 
     async delete(principal: Principal, projectId: string, deviceId: string): Promise<void> {
       if (!(await repos.devices.delete(viewerOf(principal), projectId, deviceId))) throw deviceNotFound();
-      bus.publish({ kind: "revoked", projectId, deviceId, reason: "device deleted" });
-      bus.publish({ kind: "deleted", projectId, deviceId });
-      await audit.record({
+      await bus.publish("device.deleted", {
         actorId: principal.user.id,
-        action: "device.deleted",
         projectId,
-        targetId: deviceId,
+        deviceId,
+        cause: "device",
       });
     },
 
@@ -123,13 +113,7 @@ export function devicesService(deps: {
       ) {
         throw deviceNotFound();
       }
-      bus.publish({ kind: "revoked", projectId, deviceId, reason: "credentials rotated" });
-      await audit.record({
-        actorId: principal.user.id,
-        action: "device.credentials_rotated",
-        projectId,
-        targetId: deviceId,
-      });
+      await bus.publish("device.credentials_rotated", { actorId: principal.user.id, projectId, deviceId });
       return { deviceId, secret };
     },
   };

@@ -1,9 +1,9 @@
 import { type EnvVar, envVarLimits } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Repositories } from "../repositories/index.ts";
-import type { AuditService } from "./audit.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { projectNotFound } from "./projects.ts";
 import { iso } from "./views.ts";
@@ -12,15 +12,11 @@ import { iso } from "./views.ts";
 export function envVarsService(deps: {
   repos: Pick<Repositories, "projects" | "envVars">;
   box: SecretBox;
-  audit: AuditService;
+  bus: EventBus;
   clock: Clock;
 }) {
-  const { repos, box, audit, clock } = deps;
+  const { repos, box, bus, clock } = deps;
   const context = (projectId: string, name: string) => `env:${projectId}:${name}`;
-  const listeners = new Set<(projectId: string) => void>();
-  const changed = (projectId: string) => {
-    for (const listener of listeners) listener(projectId);
-  };
 
   function decrypt(projectId: string, name: string, sealed: string): string {
     try {
@@ -54,12 +50,6 @@ export function envVarsService(deps: {
       return Object.fromEntries(rows.map((r) => [r.name, decrypt(projectId, r.name, r.valueEncrypted)]));
     },
 
-    /** Called after any change to a project's env vars. */
-    onChange(listener: (projectId: string) => void): () => void {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-
     async set(principal: Principal, projectId: string, name: string, value: string): Promise<EnvVar> {
       await visibleProject(principal, projectId);
       if (
@@ -78,8 +68,7 @@ export function envVarsService(deps: {
         valueEncrypted: box.seal(value, context(projectId, name)),
         updatedAt,
       });
-      changed(projectId);
-      await audit.record({ actorId: principal.user.id, action: "env.set", projectId, detail: { name } });
+      await bus.publish("env.changed", { actorId: principal.user.id, projectId, name, change: "set" });
       return { name, value, updatedAt: iso(updatedAt) };
     },
 
@@ -88,8 +77,7 @@ export function envVarsService(deps: {
       if (!(await repos.envVars.delete(viewerOf(principal), projectId, name))) {
         throw new AppError("not_found", `No environment variable named ${name}`);
       }
-      changed(projectId);
-      await audit.record({ actorId: principal.user.id, action: "env.unset", projectId, detail: { name } });
+      await bus.publish("env.changed", { actorId: principal.user.id, projectId, name, change: "unset" });
     },
   };
 }

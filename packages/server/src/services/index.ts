@@ -6,7 +6,7 @@ import type { SecretBox } from "../lib/secret-box.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { createRepositories } from "../repositories/index.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
-import { auditService } from "./audit.ts";
+import { AuditRecorder, auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
 import { deploymentsService } from "./deployments.ts";
 import { deviceLinkService } from "./device-link.ts";
@@ -45,9 +45,9 @@ export function createServices({
 }: ServiceDeps) {
   const repos = createRepositories(database.db, database.batcher);
   const files = new ProjectFiles(config.dataDir);
-  const audit = auditService(repos.auditLog, clock);
+  const audit = auditService(repos.auditLog);
   const limiter = new AttemptLimiter(config.rateLimit, clock);
-  const devices = devicesService({ repos, audit, bus, clock });
+  const devices = devicesService({ repos, bus, clock });
   const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
   const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
   const deviceLink = deviceLinkService({
@@ -61,9 +61,10 @@ export function createServices({
     commandTimeoutSeconds: config.device.commandTimeoutSeconds,
     onError,
   });
-  const envVars = envVarsService({ repos, box, audit, clock });
+  const envVars = envVarsService({ repos, box, bus, clock });
   const scripts = scriptHostService({
     repos,
+    bus,
     files,
     link: deviceLink,
     logs: deviceLogs,
@@ -74,7 +75,7 @@ export function createServices({
   });
   const auth = authService({
     repos,
-    audit,
+    bus,
     limiter,
     clock,
     allowRegistration: config.allowRegistration,
@@ -83,22 +84,17 @@ export function createServices({
   });
   return {
     audit,
+    /** Records the security-relevant events (a lifecycle part: it subscribes when started). */
+    auditLog: new AuditRecorder({ repo: repos.auditLog, bus, clock }),
     auth,
-    users: usersService({
-      repos,
-      audit,
-      bus,
-      files,
-      clock,
-      onAccessLost: (userId) => auth.revokeUser(userId),
-    }),
-    projects: projectsService({ repos, audit, bus, files, clock }),
+    users: usersService({ repos, bus, files, clock }),
+    projects: projectsService({ repos, bus, files, clock }),
     devices,
     deviceLogs,
     deviceState,
     deviceLink,
     scripts,
-    deployments: deploymentsService({ repos, files, scripts, audit, clock }),
+    deployments: deploymentsService({ repos, files, scripts, bus, clock }),
     watch: watchService({ devices, state: deviceState, bus }),
     envVars,
     readiness: readinessService({ repos, clock, dialect: database.dialect }),

@@ -5,16 +5,20 @@ import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
-import type { AuditService } from "./audit.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { projectView } from "./views.ts";
 
-/** Devices that went with their project: close their connections and their watchers. */
-export function disconnectDeleted(bus: EventBus, projectId: string, deviceIds: string[]): void {
-  for (const deviceId of deviceIds) {
-    bus.publish({ kind: "revoked", projectId, deviceId, reason: "device deleted" });
-    bus.publish({ kind: "deleted", projectId, deviceId });
-  }
+/** Devices that went with their project (or its owner): their connections and watchers close. */
+export async function publishDeletedDevices(
+  bus: EventBus,
+  actorId: string,
+  cause: "project" | "user",
+  projectId: string,
+  deviceIds: string[],
+): Promise<void> {
+  await Promise.all(
+    deviceIds.map((deviceId) => bus.publish("device.deleted", { actorId, projectId, deviceId, cause })),
+  );
 }
 
 export const projectNotFound = () => new AppError("not_found", "No such project");
@@ -22,12 +26,11 @@ export const projectNotFound = () => new AppError("not_found", "No such project"
 /** Projects belong to their owner; admins see all. Anything else is answered as not found. */
 export function projectsService(deps: {
   repos: Pick<Repositories, "projects" | "devices">;
-  audit: AuditService;
   bus: EventBus;
   files: ProjectFiles;
   clock: Clock;
 }) {
-  const { repos, audit, bus, files, clock } = deps;
+  const { repos, bus, files, clock } = deps;
 
   return {
     list: async (principal: Principal): Promise<Project[]> =>
@@ -49,24 +52,14 @@ export function projectsService(deps: {
         updatedAt: now,
       };
       await repos.projects.insert(row);
-      await audit.record({
-        actorId: principal.user.id,
-        action: "project.created",
-        projectId: row.id,
-        detail: { name },
-      });
+      await bus.publish("project.created", { actorId: principal.user.id, projectId: row.id, name });
       return projectView(row);
     },
 
     async rename(principal: Principal, projectId: string, name: string): Promise<Project> {
       const row = await repos.projects.rename(viewerOf(principal), projectId, name, clock.now());
       if (!row) throw projectNotFound();
-      await audit.record({
-        actorId: principal.user.id,
-        action: "project.renamed",
-        projectId,
-        detail: { name },
-      });
+      await bus.publish("project.renamed", { actorId: principal.user.id, projectId, name });
       return projectView(row);
     },
 
@@ -74,9 +67,9 @@ export function projectsService(deps: {
     async delete(principal: Principal, projectId: string): Promise<void> {
       const deviceIds = await repos.devices.idsInProjects([projectId]);
       if (!(await repos.projects.delete(viewerOf(principal), projectId))) throw projectNotFound();
-      disconnectDeleted(bus, projectId, deviceIds);
+      await publishDeletedDevices(bus, principal.user.id, "project", projectId, deviceIds);
       await files.remove(projectId);
-      await audit.record({ actorId: principal.user.id, action: "project.deleted", projectId });
+      await bus.publish("project.deleted", { actorId: principal.user.id, projectId });
     },
   };
 }

@@ -1,10 +1,11 @@
 import type { Board } from "@sdk/protocol";
 import { type Level, ProjectSandbox, type SandboxHost, ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
+import type { EventBus, Unsubscribe } from "../events/bus.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
 import type { Principal } from "./auth.ts";
-import type { DeviceAuth, DeviceLinkService } from "./device-link.ts";
+import type { DeviceLinkService } from "./device-link.ts";
 import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
 import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
@@ -25,6 +26,7 @@ const maxRestarts = 3;
  */
 export function scriptHostService(deps: {
   repos: Pick<Repositories, "deployments" | "devices">;
+  bus: EventBus;
   files: ProjectFiles;
   link: DeviceLinkService;
   logs: DeviceLogsService;
@@ -33,13 +35,14 @@ export function scriptHostService(deps: {
   limits: { timeoutMs: number; memoryLimitMb: number };
   onError: (error: unknown) => void;
 }) {
-  const { repos, files, link, logs, state, env, limits, onError } = deps;
+  const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
   const running = new Map<string, Running>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
   const starting = new Map<string, Promise<Running | null>>();
   const restarts = new Map<string, number[]>();
   let stopped = false;
+  let unsubscribe: Unsubscribe[] = [];
 
   const log = (device: DeviceRef, level: Level, message: string) => {
     void logs.append(device, level, "script", message);
@@ -133,19 +136,20 @@ export function scriptHostService(deps: {
     await ensure(projectId);
   }
 
-  function track(device: DeviceAuth, isConnected: boolean) {
+  function connect(device: DeviceRef, board: Board) {
     let devices = connected.get(device.projectId);
-    if (isConnected) {
-      if (!devices) {
-        devices = new Map();
-        connected.set(device.projectId, devices);
-      }
-      devices.set(device.deviceId, device.board);
-      void ensure(device.projectId).then((entry) => {
-        if (entry && devices?.has(device.deviceId)) entry.sandbox.attach(device.deviceId, device.board);
-      }, onError);
-      return;
+    if (!devices) {
+      devices = new Map();
+      connected.set(device.projectId, devices);
     }
+    devices.set(device.deviceId, board);
+    void ensure(device.projectId).then((entry) => {
+      if (entry && devices.has(device.deviceId)) entry.sandbox.attach(device.deviceId, board);
+    }, onError);
+  }
+
+  function disconnect(device: DeviceRef) {
+    const devices = connected.get(device.projectId);
     devices?.delete(device.deviceId);
     const entry = running.get(device.projectId);
     entry?.sandbox.detach(device.deviceId);
@@ -159,19 +163,25 @@ export function scriptHostService(deps: {
     }
   }
 
-  const unsubscribe = [
-    link.onConnection(track),
-    link.onMessage((device, message) => {
-      running.get(device.projectId)?.sandbox.deliver(device.deviceId, message);
-    }),
-    env.onChange((projectId) => {
-      const entry = running.get(projectId);
-      if (!entry) return;
-      env.forScripts(projectId).then((vars) => entry.sandbox.setEnv(vars), onError);
-    }),
-  ];
-
   return {
+    name: "script host",
+
+    start(): void {
+      stopped = false;
+      unsubscribe = [
+        bus.subscribe("device.connected", (device) => connect(device, device.board)),
+        bus.subscribe("device.disconnected", disconnect),
+        bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
+          running.get(projectId)?.sandbox.deliver(deviceId, message);
+        }),
+        bus.subscribe("env.changed", ({ projectId }) => {
+          const entry = running.get(projectId);
+          if (!entry) return;
+          env.forScripts(projectId).then((vars) => entry.sandbox.setEnv(vars), onError);
+        }),
+      ];
+    },
+
     /**
      * Runs a new live deployment: loads it, then moves every connected device's instance from the
      * old version to the new one (onDeviceDisconnect on the old, onDeviceConnect on the new). The
@@ -222,7 +232,7 @@ export function scriptHostService(deps: {
 
     stop(): void {
       stopped = true;
-      for (const off of unsubscribe) off();
+      for (const off of unsubscribe.splice(0)) off();
       for (const entry of running.values()) entry.sandbox.dispose();
       running.clear();
     },

@@ -6,22 +6,20 @@ import { newId } from "../lib/ids.ts";
 import { hashPassword } from "../lib/passwords.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
-import type { AuditService } from "./audit.ts";
 import type { Principal } from "./auth.ts";
-import { disconnectDeleted } from "./projects.ts";
+import { publishDeletedDevices } from "./projects.ts";
 import { userView } from "./views.ts";
 
 /** Admin-only user management. A server always keeps at least one admin. */
 export function usersService(deps: {
   repos: Pick<Repositories, "users" | "projects" | "devices">;
-  audit: AuditService;
   bus: EventBus;
   files: ProjectFiles;
   clock: Clock;
-  /** A user's access shrank (deleted, no longer admin): their open connections must end. */
-  onAccessLost: (userId: string) => void;
 }) {
-  const { repos, audit, bus, files, clock, onAccessLost } = deps;
+  const { repos, bus, files, clock } = deps;
+  /** A user's access shrank (deleted, no longer admin): their open connections must re-authenticate. */
+  const accessLost = (userId: string) => bus.publish("credential.revoked", { kind: "user", userId });
 
   function requireAdmin(principal: Principal) {
     if (principal.user.role !== "admin") throw new AppError("forbidden", "Only admins can manage users");
@@ -57,11 +55,11 @@ export function usersService(deps: {
         updatedAt: now,
       };
       await repos.users.insert(user);
-      await audit.record({
+      await bus.publish("user.created", {
         actorId: principal.user.id,
-        action: "user.created",
-        targetId: user.id,
-        detail: { email: user.email, role: user.role },
+        userId: user.id,
+        email: user.email,
+        role: user.role,
       });
       return userView(user);
     },
@@ -74,13 +72,8 @@ export function usersService(deps: {
       }
       const updated = await repos.users.updateRole(userId, role, clock.now());
       if (!updated) throw new AppError("not_found", "No such user");
-      if (user.role === "admin" && role !== "admin") onAccessLost(userId);
-      await audit.record({
-        actorId: principal.user.id,
-        action: "user.role_changed",
-        targetId: userId,
-        detail: { role },
-      });
+      if (user.role === "admin" && role !== "admin") await accessLost(userId);
+      await bus.publish("user.role_changed", { actorId: principal.user.id, userId, role });
       return userView(updated);
     },
 
@@ -94,14 +87,16 @@ export function usersService(deps: {
         projectIds.map(async (id) => [id, await repos.devices.idsInProjects([id])] as const),
       );
       await repos.users.delete(userId);
-      onAccessLost(userId);
-      for (const [projectId, deviceIds] of devices) disconnectDeleted(bus, projectId, deviceIds);
+      await accessLost(userId);
+      for (const [projectId, deviceIds] of devices) {
+        await publishDeletedDevices(bus, principal.user.id, "user", projectId, deviceIds);
+      }
       await Promise.all(projectIds.map((id) => files.remove(id)));
-      await audit.record({
+      await bus.publish("user.deleted", {
         actorId: principal.user.id,
-        action: "user.deleted",
-        targetId: userId,
-        detail: { email: user.email, projects: projectIds.length },
+        userId,
+        email: user.email,
+        projects: projectIds.length,
       });
     },
   };

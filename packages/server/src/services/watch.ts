@@ -1,5 +1,5 @@
 import type { Device, StateValue } from "@sdk/protocol";
-import type { DeviceEventHandler, EventBus } from "../events/bus.ts";
+import type { DeviceEventHandler, EventBus, Handler } from "../events/bus.ts";
 import type { Principal } from "./auth.ts";
 import type { DeviceRef } from "./device-logs.ts";
 import type { DeviceStateService } from "./device-state.ts";
@@ -24,6 +24,9 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
     },
 
     subscribe: (deviceId: string, handler: DeviceEventHandler) => bus.subscribeDevice(deviceId, handler),
+
+    /** Revoked credentials and lost access: a watcher authenticated by them must close. */
+    onRevoked: (handler: Handler<"credential.revoked">) => bus.subscribe("credential.revoked", handler),
   };
 }
 export type WatchService = ReturnType<typeof watchService>;

@@ -1,4 +1,5 @@
 import type { WebSocket } from "ws";
+import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 
 interface Tracked {
   alive: boolean;
@@ -11,12 +12,18 @@ interface Tracked {
  * terminated (its close handler then runs as for any other close). Any frame from the peer counts
  * (and a ping from the peer) as a sign of life too.
  */
-export class Heartbeat {
+export class Heartbeat implements Lifecycle {
+  readonly name = "heartbeat";
   readonly #sockets = new Map<WebSocket, Tracked>();
-  readonly #timer: NodeJS.Timeout;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(intervalSeconds: number) {
-    this.#timer = setInterval(() => this.#tick(), intervalSeconds * 1000);
+    this.#intervalMs = intervalSeconds * 1000;
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => this.#tick(), this.#intervalMs);
     this.#timer.unref();
   }
 
@@ -52,5 +59,6 @@ export class Heartbeat {
 
   stop(): void {
     clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 }

@@ -51,23 +51,25 @@ async function authenticateWatcher(
 
 type Unsequenced = WatchEvent extends infer E ? (E extends WatchEvent ? Omit<E, "seq"> : never) : never;
 
-function toWatchEvent(event: DeviceEvent): Unsequenced | undefined {
-  switch (event.kind) {
-    case "status":
+function toWatchEvent({ type, payload }: DeviceEvent): Unsequenced | undefined {
+  switch (type) {
+    case "device.connected":
+      return { type: "status", at: new Date(payload.at).toISOString(), status: "online" };
+    case "device.disconnected":
       return {
         type: "status",
-        at: new Date(event.at).toISOString(),
-        status: event.status,
-        ...(event.reason ? { reason: event.reason } : {}),
+        at: new Date(payload.at).toISOString(),
+        status: "offline",
+        ...(payload.reason ? { reason: payload.reason } : {}),
       };
-    case "log":
-      return { type: "log", at: event.entry.at, entry: event.entry };
-    case "state":
+    case "device.log":
+      return { type: "log", at: payload.entry.at, entry: payload.entry };
+    case "device.state":
       return {
         type: "state",
-        at: new Date(event.at).toISOString(),
-        entityId: event.entityId,
-        value: event.value,
+        at: new Date(payload.at).toISOString(),
+        entityId: payload.entityId,
+        value: payload.value,
       };
     default:
       return undefined;
@@ -100,7 +102,7 @@ export function watchSocket(
 
       const sendNow = (event: Unsequenced) => socket.send(JSON.stringify({ ...event, seq: ++seq }));
       const deliver = (event: DeviceEvent) => {
-        if (event.kind === "deleted") return socket.close(watchCloseCodes.gone, "device deleted");
+        if (event.type === "device.deleted") return socket.close(watchCloseCodes.gone, "device deleted");
         const watchEvent = toWatchEvent(event);
         if (!watchEvent || socket.readyState !== socket.OPEN) return;
         if (socket.bufferedAmount > watchBufferLimitBytes) {
@@ -121,7 +123,7 @@ export function watchSocket(
       });
       // A revoked token, an ended session or lost access ends the stream too.
       const principal = request.watcher!;
-      const unwatchRevocations = services.auth.onRevoked((revocation) => {
+      const unwatchRevocations = services.watch.onRevoked((revocation) => {
         if (revokes(revocation, principal)) socket.close(watchCloseCodes.revoked, "credentials revoked");
       });
       heartbeat.track(socket as WebSocket, () => {});

@@ -5,7 +5,7 @@ import type { TestContext } from "node:test";
 import { SdkClient } from "@sdk/client";
 import type { AuthResult } from "@sdk/protocol";
 import pino from "pino";
-import { createServer, type Server } from "../../src/app.ts";
+import { createServer, type Extension, type Server } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 
@@ -28,25 +28,37 @@ export interface TestServer {
 
 let counter = 0;
 
-/** A real server on a real port (0 → any free one) with a temp data dir, closed when the test ends. */
-export async function startTestServer(
-  t: TestContext,
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
-): Promise<TestServer> {
-  const dataDir = options.dataDir ?? tempDir(t);
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  dataDir?: string;
+  extensions?: Extension[];
+  logger?: pino.Logger;
+}
+
+/** A server that is built but not listening yet (closed when the test ends). */
+export async function createTestServer(t: TestContext, options: TestServerOptions = {}): Promise<Server> {
   const config: Config = loadConfig({
     PORT: "0",
     HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
+    DATA_DIR: options.dataDir ?? tempDir(t),
     LOG_LEVEL: "silent",
     ...options.env,
   });
   const server = await createServer({
     config,
     clock: options.clock,
-    logger: pino({ level: config.logLevel }),
+    logger: options.logger ?? pino({ level: config.logLevel }),
+    extensions: options.extensions,
   });
   t.after(() => server.close());
+  return server;
+}
+
+/** A real server on a real port (0 → any free one) with a temp data dir, closed when the test ends. */
+export async function startTestServer(t: TestContext, options: TestServerOptions = {}): Promise<TestServer> {
+  const server = await createTestServer(t, options);
+  const dataDir = server.config.dataDir;
   const url = await server.listen();
   const client = (token?: string) => new SdkClient({ baseUrl: url, token });
   return {

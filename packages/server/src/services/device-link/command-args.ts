@@ -1,0 +1,26 @@
+import { type CommandType, commandSchemas, commandTypes } from "@sdk/protocol";
+import { AppError } from "../../errors.ts";
+
+/** A schema's complaints in one line: `path: message; …`. */
+export function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues.map((i) => `${i.path.map(String).join(".") || "message"}: ${i.message}`).join("; ");
+}
+
+/**
+ * The one check of a command and its arguments before it goes to a device (REST and scripts
+ * alike). Throws `invalid_argument`; returns the arguments as the device will receive them.
+ */
+export function validateCommand(
+  type: string,
+  args: Record<string, unknown>,
+): { type: CommandType; args: Record<string, unknown> } {
+  if (!Object.hasOwn(commandSchemas, type)) {
+    throw new AppError(
+      "invalid_argument",
+      `unknown command ${JSON.stringify(type)}; commands: ${commandTypes.join(", ")}`,
+    );
+  }
+  const parsed = commandSchemas[type as CommandType].safeParse(args);
+  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${describeIssues(parsed.error)}`);
+  return { type: type as CommandType, args: parsed.data as Record<string, unknown> };
+}

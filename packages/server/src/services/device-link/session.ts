@@ -1,0 +1,291 @@
+import {
+  type Board,
+  type CommandType,
+  commandTypes,
+  customTypePattern,
+  deviceCloseCodes,
+  deviceMessageSchemas,
+  protocolVersion,
+  type ServerError,
+} from "@sdk/protocol";
+import { AppError } from "../../errors.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { DeviceConnection, DeviceRegistry } from "../../link/registry.ts";
+import type { Repositories } from "../../repositories/index.ts";
+import type { DeviceLogsService, DeviceRef } from "../device-logs.ts";
+import type { DeviceStateService } from "../device-state.ts";
+import { describeIssues } from "./command-args.ts";
+import { CommandRpc } from "./command-rpc.ts";
+
+/** A device that proved its credentials in the upgrade request. */
+export interface DeviceAuth extends DeviceRef {
+  board: Board;
+}
+
+/** How a session reaches the socket of its connection. */
+export interface Transport {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+}
+
+/** What the socket layer hands a session: frames and the end of the connection. */
+export interface LinkSession {
+  /** A text frame from the device. */
+  receive(text: string): Promise<void>;
+  /** A binary frame: the protocol is text only. */
+  receiveBinary(): Promise<void>;
+  /** A frame over the size limit was refused (the socket closes with 1009). */
+  refusedTooBig(): Promise<void>;
+  /** The socket closed (any cause). */
+  closed(code: number, reason: string): Promise<void>;
+}
+
+/** What every session of a server shares. */
+export interface SessionContext {
+  repos: Pick<Repositories, "devices">;
+  registry: DeviceRegistry;
+  bus: EventBus;
+  logs: DeviceLogsService;
+  state: DeviceStateService;
+  clock: Clock;
+  heartbeatSeconds: number;
+  onError: (error: unknown) => void;
+  nextCommandId: () => number;
+  /** While the server stops, closing connections must not write to a database that is closing. */
+  stopping(): boolean;
+}
+
+const helloTimeoutMs = 10_000;
+const strikeWindowMs = 60_000;
+const maxStrikes = 20;
+const reservedTypes = new Set<string>([...commandTypes, "welcome"]);
+
+/**
+ * One device connection speaking the protocol: frame parsing, hello/welcome, strikes for bad
+ * frames, presence (online from hello to close), and routing of what the device reports.
+ */
+export class DeviceSession implements LinkSession, DeviceConnection {
+  readonly deviceId: string;
+  readonly projectId: string;
+  readonly board: Board;
+  maxFrame = 0;
+  firmware = "";
+  readonly #auth: DeviceAuth;
+  readonly #transport: Transport;
+  readonly #context: SessionContext;
+  readonly #rpc: CommandRpc;
+  #strikes: number[] = [];
+  #helloDone = false;
+  #closed = false;
+  #helloTimer: NodeJS.Timeout | undefined;
+
+  constructor(auth: DeviceAuth, transport: Transport, context: SessionContext) {
+    this.#auth = auth;
+    this.deviceId = auth.deviceId;
+    this.projectId = auth.projectId;
+    this.board = auth.board;
+    this.#transport = transport;
+    this.#context = context;
+    this.#rpc = new CommandRpc((frame) => transport.send(frame), context.nextCommandId);
+  }
+
+  /** A device that does not say hello in time is closed. */
+  awaitHello(): void {
+    this.#helloTimer = setTimeout(() => {
+      void this.#system("warn", `no hello within ${helloTimeoutMs / 1000}s: closing`);
+      this.close(deviceCloseCodes.misbehaving, "no hello");
+    }, helloTimeoutMs);
+    this.#helloTimer.unref();
+  }
+
+  send(message: object): void {
+    if (!this.#closed) this.#transport.send(JSON.stringify(message));
+  }
+
+  close(code: number, reason: string): void {
+    if (!this.#closed) this.#transport.close(code, reason);
+  }
+
+  command(type: CommandType, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+    return this.#rpc.call(type, args, timeoutMs, this.maxFrame);
+  }
+
+  #system(level: "info" | "warn" | "error", message: string): Promise<void> {
+    return this.#context.logs.append(this.#auth, level, "system", message);
+  }
+
+  async #reject(code: ServerError["code"], message: string, id?: number): Promise<void> {
+    this.send({ type: "error", ...(id ? { id } : {}), code, message });
+    await this.#system("warn", `protocol error (${code}): ${message}`);
+    const now = this.#context.clock.now();
+    this.#strikes = this.#strikes.filter((t) => t > now - strikeWindowMs);
+    this.#strikes.push(now);
+    if (this.#strikes.length >= maxStrikes) {
+      await this.#system("error", `${maxStrikes} bad frames within a minute: disconnecting`);
+      this.close(deviceCloseCodes.misbehaving, "too many invalid frames");
+    }
+  }
+
+  async receive(text: string): Promise<void> {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return this.#reject("malformed", "the frame is not valid JSON");
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      return this.#reject("malformed", "a frame must be a JSON object");
+    }
+    const type = (message as { type?: unknown }).type;
+    const rawId = (message as { id?: unknown }).id;
+    const id = Number.isSafeInteger(rawId) && (rawId as number) > 0 ? (rawId as number) : undefined;
+    if (typeof type !== "string") return this.#reject("malformed", "a frame must have a string `type`", id);
+    const known = Object.hasOwn(deviceMessageSchemas, type);
+    if (reservedTypes.has(type) || (!known && !customTypePattern.test(type))) {
+      return this.#reject("unknown_type", `unknown message type ${JSON.stringify(type.slice(0, 64))}`, id);
+    }
+    if (!this.#helloDone && type !== "hello") return this.#reject("not_ready", "send hello first", id);
+
+    if (!known) return this.#route(message as { type: string } & Record<string, unknown>);
+    const schema = deviceMessageSchemas[type as keyof typeof deviceMessageSchemas];
+    const parsed = schema.safeParse(message);
+    if (!parsed.success)
+      return this.#reject("invalid_message", `${type}: ${describeIssues(parsed.error)}`, id);
+    const msg = parsed.data;
+    switch (msg.type) {
+      case "hello":
+        return this.#hello(msg);
+      case "result":
+        if (!this.#rpc.settle(msg.id, msg.value))
+          await this.#system("warn", `result for unknown command ${msg.id}`);
+        return;
+      case "error":
+        if (msg.id === undefined) return this.#system("error", `device error ${msg.code}: ${msg.message}`);
+        if (!this.#rpc.fail(msg.id, msg.code, msg.message)) {
+          await this.#system("warn", `error for unknown command ${msg.id}: ${msg.message}`);
+        }
+        return;
+      case "log":
+        void this.#context.logs.append(this.#auth, msg.level, "device", msg.message); // stored with the next group commit
+        return;
+      case "state":
+        try {
+          await this.#context.state.record(this.#auth, msg.entityId, msg.value);
+        } catch (error) {
+          if (error instanceof AppError) return this.#reject("invalid_message", error.message, id);
+          throw error;
+        }
+        return;
+      default:
+        return this.#route(msg as { type: string } & Record<string, unknown>);
+    }
+  }
+
+  #route(message: { type: string } & Record<string, unknown>): void {
+    void this.#context.bus.publish("device.message", {
+      projectId: this.projectId,
+      deviceId: this.deviceId,
+      message,
+    });
+  }
+
+  async #hello(hello: { firmware: string; board: Board; maxFrame: number; protocol: number }): Promise<void> {
+    if (this.#helloDone) return this.#reject("invalid_message", "hello was already received");
+    const { repos, registry, bus, clock } = this.#context;
+    if (hello.protocol > protocolVersion) {
+      await this.#system(
+        "warn",
+        `device speaks protocol ${hello.protocol}; this server speaks ${protocolVersion}`,
+      );
+    }
+    clearTimeout(this.#helloTimer);
+    this.#helloDone = true;
+    this.maxFrame = hello.maxFrame;
+    this.firmware = hello.firmware;
+    const previous = registry.register(this);
+    if (previous) {
+      previous.close(deviceCloseCodes.replaced, "replaced by a new connection");
+      await this.#system("warn", "a new connection with the same credentials replaced the previous one");
+    }
+    const now = clock.now();
+    await repos.devices.setPresence(this.deviceId, {
+      status: "online",
+      lastSeenAt: now,
+      firmwareVersion: hello.firmware,
+    });
+    if (hello.board !== this.board) {
+      await this.#system(
+        "warn",
+        `the device reports board ${hello.board} but is registered as ${this.board}`,
+      );
+    }
+    await this.#system("info", `connected (firmware ${hello.firmware}, ${hello.board})`);
+    this.send({
+      type: "welcome",
+      protocol: protocolVersion,
+      deviceId: this.deviceId,
+      serverTime: new Date(now).toISOString(),
+      heartbeatSeconds: this.#context.heartbeatSeconds,
+    });
+    if (!previous) {
+      void bus.publish("device.connected", {
+        projectId: this.projectId,
+        deviceId: this.deviceId,
+        at: now,
+        board: this.board,
+        firmware: hello.firmware,
+      });
+    }
+  }
+
+  async receiveBinary(): Promise<void> {
+    return this.#reject("malformed", "binary frames are not part of the protocol: send JSON text");
+  }
+
+  async refusedTooBig(): Promise<void> {
+    await this.#system("error", "a frame of 64 KB or more was refused (close 1009)");
+  }
+
+  async closed(code: number, reason: string): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#helloTimer);
+    this.#rpc.abandon();
+    const { repos, registry, bus, clock, onError } = this.#context;
+    if (!registry.unregister(this)) return; // replaced by a newer connection, which keeps it online
+    if (this.#context.stopping()) return; // every device starts offline at the next boot
+    const now = clock.now();
+    const why = reason || closeReason(code);
+    // Queued together: the log entry and the presence change share one commit.
+    void this.#system(code === 1000 ? "info" : "warn", `disconnected (${code}${why ? `: ${why}` : ""})`);
+    try {
+      await repos.devices.setPresence(this.deviceId, { status: "offline", lastSeenAt: now });
+    } catch (error) {
+      onError(error);
+    }
+    void bus.publish("device.disconnected", {
+      projectId: this.projectId,
+      deviceId: this.deviceId,
+      at: now,
+      reason: why,
+    });
+  }
+}
+
+function closeReason(code: number): string {
+  switch (code) {
+    case 1000:
+      return "closed by the device";
+    case 1001:
+      return "going away";
+    case 1006:
+      return "connection lost";
+    case 1009:
+      return "frame too big";
+    case deviceCloseCodes.misbehaving:
+      return "misbehaving";
+    default:
+      return "";
+  }
+}
