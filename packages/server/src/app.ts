@@ -56,7 +56,7 @@ export interface ServerOptions {
 }
 
 /** What an integration gets to work with: it listens to the bus and acts through the services. */
-export interface ExtensionContext {
+interface ExtensionContext {
   bus: EventBus;
   services: Services;
   config: Config;

@@ -264,6 +264,19 @@ test("commands round-trip: result, device error, timeout, offline, invalid argum
     (e: any) => e.code === "device_timeout" && e.status === 504,
   );
   await assert.rejects(send("gpio_write", { pin: 2, value: 7 }), (e: any) => e.code === "invalid_argument");
+  // The board's pin tables, as the device library and the firmware check them: GPIO 23 is not on
+  // the header, GP1 cannot be an I2C0 data line, GP2 has no ADC.
+  for (const [type, args, problem] of [
+    ["gpio_write", { pin: 23, value: 1 }, /GPIO/],
+    ["i2c_configure", { bus: 0, sda: 1, scl: 5, frequency: 100_000 }, /I2C0 SDA/],
+    ["adc_read", { pin: 2 }, /ADC|26/],
+  ] as const) {
+    await assert.rejects(send(type, args), (e: any) => {
+      assert.equal(e.code, "invalid_argument");
+      assert.match(e.message, problem);
+      return true;
+    });
+  }
   await assert.rejects(
     send("launch_rockets", {}),
     (e: any) => e.code === "invalid_argument" && /unknown command/.test(e.message),

@@ -1,6 +1,6 @@
 import type { DeviceEvent, EventType, ServerEvents } from "./map.ts";
 
-export type { DeviceEvent, DeviceEventType, EventType, Revocation, ServerEvents } from "./map.ts";
+export type { DeviceEvent, EventType, Revocation, ServerEvents } from "./map.ts";
 
 export type Handler<K extends EventType> = (payload: ServerEvents[K]) => void | Promise<void>;
 export type DeviceEventHandler = (event: DeviceEvent) => void | Promise<void>;

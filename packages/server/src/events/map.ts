@@ -64,7 +64,7 @@ export type Revocation =
 export type EventType = keyof ServerEvents;
 
 /** The events a per-device subscription hears: those whose payload names a device. */
-export type DeviceEventType = {
+type DeviceEventType = {
   [K in EventType]: ServerEvents[K] extends { deviceId: string } ? K : never;
 }[EventType];
 

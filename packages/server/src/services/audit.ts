@@ -119,7 +119,7 @@ const entries = {
 } satisfies { [K in keyof ServerEvents]?: (event: ServerEvents[K]) => AuditEntry | undefined };
 
 /** What an audit entry says happened. */
-export type AuditAction =
+type AuditAction =
   | "user.registered"
   | "user.password_changed"
   | "user.created"
@@ -196,4 +196,3 @@ export function auditService(repo: AuditLogRepository) {
     list: async (limit: number, before?: string) => (await repo.list(limit, before)).map(auditView),
   };
 }
-export type AuditService = ReturnType<typeof auditService>;

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { deviceCloseCodes } from "@sdk/protocol";
+import { type Board, deviceCloseCodes } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus, Unsubscribe } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -81,17 +81,23 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     isOnline: (deviceId: string) => registry.get(deviceId) !== undefined,
 
     /** Sends a command to a connected device and resolves with its result. */
-    async command(device: DeviceRef, type: string, args: Record<string, unknown>): Promise<unknown> {
-      const command = validateCommand(type, args);
-      const connection = registry.get(device.deviceId);
-      if (!connection || connection.projectId !== device.projectId) throw new AppError("device_offline");
+    /** `board` is the registered board when the caller knows it; else the live connection's. */
+    async command(
+      device: DeviceRef & { board?: Board },
+      type: string,
+      args: Record<string, unknown>,
+    ): Promise<unknown> {
+      const found = registry.get(device.deviceId);
+      const connection = found?.projectId === device.projectId ? found : undefined;
+      const command = validateCommand(device.board ?? connection?.board, type, args);
+      if (!connection) throw new AppError("device_offline");
       return connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
     },
 
     /** A command on behalf of a user: 404 unless they may see the device. */
     async commandAs(principal: Principal, device: DeviceRef, type: string, args: Record<string, unknown>) {
-      await requireVisibleDevice(repos, principal, device);
-      return this.command(device, type, args);
+      const { board } = await requireVisibleDevice(repos, principal, device);
+      return this.command({ ...device, board }, type, args);
     },
 
     /** A raw typed message for the device (scripts' `DEVICE.send`); nothing waits for an answer. */

@@ -1,4 +1,4 @@
-import type { LogEntry } from "@sdk/protocol";
+import type { Board, LogEntry } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -17,10 +17,10 @@ export async function requireVisibleDevice(
   repos: Pick<Repositories, "devices">,
   principal: Principal,
   device: DeviceRef,
-): Promise<void> {
-  if (!(await repos.devices.find(viewerOf(principal), device.projectId, device.deviceId))) {
-    throw new AppError("not_found", "No such device");
-  }
+): Promise<{ board: Board }> {
+  const row = await repos.devices.find(viewerOf(principal), device.projectId, device.deviceId);
+  if (!row) throw new AppError("not_found", "No such device");
+  return { board: row.board };
 }
 
 const pruneEvery = 50;

@@ -1,4 +1,4 @@
-import { type CommandType, commandSchemas, commandTypes } from "@sdk/protocol";
+import { type Board, type CommandType, checkCommand, commandSchemas, commandTypes } from "@sdk/protocol";
 import { AppError } from "../../errors.ts";
 
 /** A schema's complaints in one line: `path: message; …`. */
@@ -8,12 +8,19 @@ export function describeIssues(error: { issues: { path: PropertyKey[]; message: 
 
 /**
  * The one check of a command and its arguments before it goes to a device (REST and scripts
- * alike). Throws `invalid_argument`; returns the arguments as the device will receive them.
+ * alike): the protocol's `checkCommand` against the board's pin tables — the same check the device
+ * library runs inside scripts and the simulator and firmware run on the board — then the schema,
+ * which drops unknown fields. Without a board (an unknown device), the schema alone checks the
+ * arguments against every board's pins. Throws `invalid_argument`; returns the arguments as the
+ * device will receive them.
  */
 export function validateCommand(
+  board: Board | undefined,
   type: string,
   args: Record<string, unknown>,
 ): { type: CommandType; args: Record<string, unknown> } {
+  const problem = board ? checkCommand(board, type, args) : null;
+  if (problem) throw new AppError("invalid_argument", problem);
   if (!Object.hasOwn(commandSchemas, type)) {
     throw new AppError(
       "invalid_argument",
