@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type CommandType, commandResults, commandTypes } from "@sdk/protocol";
 import { SimulatedDevice } from "@sdk/simulator";
+import { waitUntil } from "@sdk/test-helpers";
 import { startTestServer } from "./helpers/server.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -235,11 +236,3 @@ test("logs and state survive a server restart; every device starts offline", asy
     [["humidity", 55]],
   );
 });
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
