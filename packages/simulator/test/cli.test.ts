@@ -5,8 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { FakeServer } from "@sdk/conformance";
+import { within as withTimeout } from "@sdk/test-helpers";
 import { parseCli, UsageError } from "../src/cli-args.ts";
-import { FakeServer, withTimeout } from "./helpers/fake-server.ts";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 

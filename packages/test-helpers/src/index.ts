@@ -1,4 +1,5 @@
 export { type Child, type ChildOptions, type Exit, type RunResult, runNode, spawnNode } from "./child.ts";
+export { buildScript, deployScript } from "./scripts.ts";
 export { startTestServer, type TestServer } from "./server.ts";
 export {
   boundedFetch,
@@ -12,4 +13,3 @@ export {
 } from "./server-process.ts";
 export { tempDir } from "./temp.ts";
 export { waitUntil, within } from "./wait.ts";
-export { buildScript, deployScript } from "./scripts.ts";
