@@ -1,3 +1,4 @@
+export { controlProcessFactory } from "./control-process.ts";
 export type {
   DeviceFactory,
   DeviceFactoryInput,
