@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { freePort } from "@sdk/test-helpers";
 import { sdk, sdkLive, tempDir } from "./helpers.ts";
 
-const devDirs = () => new Set(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("sdk-dev-")));
-
 test("sdk dev runs the script on a simulated board, picks up an edit, and stops cleanly on SIGINT", async (t) => {
   const home = tempDir(t, "sdk-dev-home-");
   const work = tempDir(t, "sdk-devtest-work-");
+  // Its own TMPDIR, so that other processes' temp dirs cannot be counted as this one's.
+  const tmp = tempDir(t, "sdk-devtest-tmp-");
+  const devDirs = () => new Set(fs.readdirSync(tmp).filter((d) => d.startsWith("sdk-dev-")));
   const init = await sdk(t, ["init", "blinky", "--no-link"], { home, cwd: work });
   assert.equal(init.code, 0, init.stderr);
   const dir = path.join(work, "blinky");
@@ -26,7 +26,7 @@ export default class Main extends DeviceScript {
   fs.writeFileSync(path.join(dir, "src", "index.ts"), script("hello"));
   const before = devDirs();
   const port = await freePort();
-  const dev = sdkLive(t, ["dev", "--port", String(port)], { home, cwd: dir });
+  const dev = sdkLive(t, ["dev", "--port", String(port)], { home, cwd: dir, env: { TMPDIR: tmp } });
   await dev.waitForOutput(
     (s) => s.stdout.includes(`running at http://127.0.0.1:${port}`),
     30_000,
@@ -53,6 +53,6 @@ export default class Main extends DeviceScript {
 
   dev.child.kill("SIGINT");
   assert.equal((await dev.exited).code, 0, dev.stderr());
-  assert.ok(!fs.existsSync(path.join(os.tmpdir(), created[0]!)), "the temporary data is removed");
+  assert.ok(!fs.existsSync(path.join(tmp, created[0]!)), "the temporary data is removed");
   await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), "the local server is gone");
 });
