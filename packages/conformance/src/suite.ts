@@ -167,11 +167,14 @@ function commandCases(factory: DeviceFactory, board: Board): void {
     }
   });
 
-  test("unknown commands are unsupported; commands without an id are malformed", async (t) => {
+  test("unknown commands get an error; the LED is no input; commands without an id are malformed", async (t) => {
     const { conn } = await deviceOnFakeServer(t, factory, board);
     const unknown = await conn.command("self_destruct", { seconds: 3 }, waitMs);
     assert.equal(unknown.type, "error");
-    assert.equal(unknown.code, "unsupported");
+    DeviceError.parse(unknown);
+    const ledInput = await conn.command("pin_mode", { pin: "LED", mode: "input" }, waitMs);
+    assert.equal(ledInput.type, "error");
+    assert.equal(ledInput.code, "unsupported");
     const from = conn.messages.length;
     conn.send({ type: "gpio_read", pin: 2 });
     const malformed = await conn.message((m) => m.type === "error", waitMs, from);
