@@ -40,6 +40,12 @@ export const packageRules: Record<string, PackageRule> = {
   },
   "@sdk/mcp": { imports: ["@sdk/client", "@sdk/protocol", "@sdk/build", "@sdk/simulator"] },
   "@sdk/dashboard": { imports: ["@sdk/client", "@sdk/protocol"] },
+  // Test-only packages: they start real servers and devices, so they may reach everything.
+  "@sdk/test-helpers": {
+    imports: ["@sdk/build", "@sdk/client", "@sdk/protocol", "@sdk/server"],
+    locates: ["@sdk/server"],
+  },
+  "@sdk/conformance": { imports: ["@sdk/protocol", "@sdk/test-helpers"] },
 };
 
 interface PathRule {

@@ -4,16 +4,13 @@
 // package for the process harness). This list only shrinks.
 export const temporaryReachIns: string[] = [
   "packages/build/test/build.test.ts -> ../../device/package.json",
-  "packages/cli/test/helpers.ts -> ../../server/test/helpers/process.ts",
   "packages/dashboard/test/dashboard.test.ts -> ../../server/src/app.ts",
   "packages/dashboard/test/dashboard.test.ts -> ../../server/src/config.ts",
   "packages/dashboard/test/dashboard.test.ts -> ../../../",
   "packages/mcp/src/resources.ts -> ../../../docs/",
-  "packages/mcp/test/mcp.test.ts -> ../../server/test/helpers/process.ts",
   "packages/protocol/test/protocol-doc.test.ts -> ../../../docs/protocol.md",
   "packages/server/test/docs.test.ts -> ../../../scripts/generate-docs.ts",
   "packages/server/test/docs.test.ts -> ../../../docs/errors.md",
   "packages/server/test/docs.test.ts -> ../../../docs/api.md",
-  "packages/server/test/helpers/process.ts -> ../../../../",
   "packages/server/test/simulator.test.ts -> ../../simulator/src/cli.ts",
 ];

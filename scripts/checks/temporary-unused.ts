@@ -37,7 +37,6 @@ export const temporaryUnused: string[] = [
   "types bench/scripts/phases.ts: FleetResult",
   "types packages/cli/src/command.ts: OptionSpec",
   "types packages/dashboard/src/hooks/useLoad.ts: Loaded",
-  "types packages/server/src/config.ts: LogLevel",
   "types packages/server/src/db/database.ts: Dialect",
   "types packages/server/src/db/schema.ts: DeviceStateHistoryTable",
   "types packages/server/src/db/schema.ts: DeviceStateTable",

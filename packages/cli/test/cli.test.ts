@@ -18,7 +18,7 @@ async function world(t: Parameters<typeof tempDir>[0]) {
   const run = (
     args: string[],
     options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
-  ) => sdk(args, { home, cwd: options.cwd ?? work, env: options.env, input: options.input });
+  ) => sdk(t, args, { home, cwd: options.cwd ?? work, env: options.env, input: options.input });
   return { url, home, work, run };
 }
 
@@ -127,12 +127,19 @@ export default class Main extends DeviceScript<{ MODE: string }> {
     reconnect: false,
   });
   t.after(() => sim.stop());
-  const tail2 = sdkLive(["logs", "--tail", "--json"], { home: w.home, cwd: dir });
-  t.after(() => tail2.child.kill("SIGKILL"));
-  await tail2.waitFor((s) => s.stderr.includes("Streaming logs of 1 device"), 10_000, "the stream to open");
+  const tail2 = sdkLive(t, ["logs", "--tail", "--json"], { home: w.home, cwd: dir });
+  await tail2.waitForOutput(
+    (s) => s.stderr.includes("Streaming logs of 1 device"),
+    10_000,
+    "the stream to open",
+  );
   sim.start();
-  await tail2.waitFor((s) => s.stdout.includes("hello from the script"), 15_000, "the script's log line");
-  const lines = tail2.state.stdout.trim().split("\n");
+  await tail2.waitForOutput(
+    (s) => s.stdout.includes("hello from the script"),
+    15_000,
+    "the script's log line",
+  );
+  const lines = tail2.stdout().trim().split("\n");
   for (const line of lines) LogLine.parse(JSON.parse(line));
   const hello = lines.map((l) => JSON.parse(l)).find((l) => l.message === "hello from the script");
   assert.equal(hello.source, "script");
@@ -145,13 +152,13 @@ export default class Main extends DeviceScript<{ MODE: string }> {
     params: { projectId, deviceId: device.id },
     body: { type: "what_mode" },
   });
-  await tail2.waitFor(
+  await tail2.waitForOutput(
     (s) => s.stdout.includes("mode is greenhouse-night"),
     10_000,
     "the new env value in the script",
   );
   tail2.child.kill("SIGINT");
-  assert.equal(await tail2.exited, 0);
+  assert.equal((await tail2.exited).code, 0);
 
   const list = await w.run(["env", "list", "--json"], { cwd: dir });
   assert.deepEqual(

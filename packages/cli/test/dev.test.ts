@@ -1,26 +1,17 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { freePort } from "@sdk/test-helpers";
 import { sdk, sdkLive, tempDir } from "./helpers.ts";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-const devDirs = () => new Set(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("sdk-dev-")));
 
 test("sdk dev runs the script on a simulated board, picks up an edit, and stops cleanly on SIGINT", async (t) => {
   const home = tempDir(t, "sdk-dev-home-");
   const work = tempDir(t, "sdk-devtest-work-");
-  const init = await sdk(["init", "blinky", "--no-link"], { home, cwd: work });
+  // Its own TMPDIR, so that other processes' temp dirs cannot be counted as this one's.
+  const tmp = tempDir(t, "sdk-devtest-tmp-");
+  const devDirs = () => new Set(fs.readdirSync(tmp).filter((d) => d.startsWith("sdk-dev-")));
+  const init = await sdk(t, ["init", "blinky", "--no-link"], { home, cwd: work });
   assert.equal(init.code, 0, init.stderr);
   const dir = path.join(work, "blinky");
   const script = (word: string) => `import { DeviceScript, OnboardLED } from "@sdk/device";
@@ -35,29 +26,33 @@ export default class Main extends DeviceScript {
   fs.writeFileSync(path.join(dir, "src", "index.ts"), script("hello"));
   const before = devDirs();
   const port = await freePort();
-  const dev = sdkLive(["dev", "--port", String(port)], { home, cwd: dir });
-  t.after(() => dev.child.kill("SIGKILL"));
-  await dev.waitFor((s) => s.stdout.includes(`running at http://127.0.0.1:${port}`), 30_000, "the local URL");
-  await dev.waitFor(
+  const dev = sdkLive(t, ["dev", "--port", String(port)], { home, cwd: dir, env: { TMPDIR: tmp } });
+  await dev.waitForOutput(
+    (s) => s.stdout.includes(`running at http://127.0.0.1:${port}`),
+    30_000,
+    "the local URL",
+  );
+  await dev.waitForOutput(
     (s) => s.stdout.includes("hello from the simulated board"),
     15_000,
     "the script's log line",
   );
-  await dev.waitFor((s) => /state led = 1/.test(s.stdout), 10_000, "the state change");
+  await dev.waitForOutput((s) => /state led = 1/.test(s.stdout), 10_000, "the state change");
   assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200, "the local server answers");
   const created = [...devDirs()].filter((d) => !before.has(d));
   assert.equal(created.length, 1, "one temporary data directory");
 
   fs.writeFileSync(path.join(dir, "src", "index.ts"), script("edited"));
-  await dev.waitFor(
+  await dev.waitForOutput(
     (s) => s.stdout.includes("edited from the simulated board"),
     20_000,
     "the edit to be redeployed",
   );
-  assert.match(dev.state.stderr, /deployed v2/);
+  // stderr is another pipe: its line may come after the script's log on stdout.
+  await dev.waitForOutput((s) => /deployed v2/.test(s.stderr), 10_000, "the second deployment");
 
   dev.child.kill("SIGINT");
-  assert.equal(await dev.exited, 0, dev.state.stderr);
-  assert.ok(!fs.existsSync(path.join(os.tmpdir(), created[0]!)), "the temporary data is removed");
+  assert.equal((await dev.exited).code, 0, dev.stderr());
+  assert.ok(!fs.existsSync(path.join(tmp, created[0]!)), "the temporary data is removed");
   await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), "the local server is gone");
 });

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -9,15 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { startServer as startServerProcess } from "../../server/test/helpers/process.ts";
+import { startServerProcess, tempDir, waitUntil } from "@sdk/test-helpers";
 
 const bin = fileURLToPath(new URL("../bin/sdk-mcp.mjs", import.meta.url));
-
-function tempDir(t: TestContext, prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 async function startServer(t: TestContext): Promise<string> {
   return (await startServerProcess(t, tempDir(t, "sdk-mcp-data-"), { LOG_LEVEL: "warn" })).url;
@@ -38,14 +31,6 @@ async function connectMcp(t: TestContext, env: Record<string, string>) {
 
 const text = (result: Awaited<ReturnType<Client["callTool"]>>) =>
   (result.content as { type: string; text: string }[]).map((c) => c.text).join("\n");
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000, what = "condition") {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs}ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test("sdk-mcp exposes exactly 7 tools, and an agent can build, deploy and observe a script end to end", async (t) => {
   const url = await startServer(t);
@@ -280,9 +265,11 @@ test("stdout carries only MCP messages", async (t) => {
     method: "tools/call",
     params: { name: "build", arguments: { projectDir: home } },
   });
-  const deadline = Date.now() + 15_000;
-  while (stdout.trim().split("\n").filter(Boolean).length < 3 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(
+    () => stdout.trim().split("\n").filter(Boolean).length >= 3,
+    15_000,
+    "three answers on stdout",
+  ).catch(() => {}); // the assertion below shows what came
   const lines = stdout.trim().split("\n");
   assert.equal(lines.length, 3, stdout);
   for (const line of lines) assert.equal(JSON.parse(line).jsonrpc, "2.0");

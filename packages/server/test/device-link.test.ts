@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { test } from "node:test";
 import { deviceCloseCodes } from "@sdk/protocol";
+import { waitUntil } from "@sdk/test-helpers";
 import { startTestServer } from "./helpers/server.ts";
 import { basic, hello, type OpenSocket, openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -344,11 +345,3 @@ test("logs are bounded per device and paged newest first", async (t) => {
     Array.from({ length: 20 }, (_, i) => `line ${199 - i}`),
   );
 });
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -9,10 +9,10 @@ import {
   type ServerProcess,
   serverEnv,
   spawnServer,
-  startServer,
+  startServerProcess as startServer,
+  tempDir,
   within,
-} from "./helpers/process.ts";
-import { tempDir } from "./helpers/server.ts";
+} from "@sdk/test-helpers";
 
 // These tests run the real server process (`node packages/server/src/main.ts`) on real ports and
 // real data directories, and stop it with real signals.

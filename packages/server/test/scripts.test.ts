@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SimulatedDevice } from "@sdk/simulator";
-import { deploy } from "./helpers/scripts.ts";
+import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
 import { raw, startTestServer } from "./helpers/server.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -30,18 +30,6 @@ async function setup(t: T, env: Record<string, string> = {}) {
       (l) => l.message,
     );
   return { ...s, client, project, addDevice, logs };
-}
-
-async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-  what = "condition",
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs}ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const blink = `

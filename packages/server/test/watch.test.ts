@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { WatchEvent } from "@sdk/protocol";
+import { waitUntil } from "@sdk/test-helpers";
 import { raw, startTestServer } from "./helpers/server.ts";
 import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -76,13 +77,11 @@ test("watch: snapshot, then status, log and state events with increasing seq", a
   dev0.ws.close(1000);
   await dev0.closed;
   // the server notices the close on its own schedule
-  for (
-    let i = 0;
-    i < 200 && (await s.bob.client.api.getDevice({ params: s.ids })).status !== "offline";
-    i++
-  ) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil(
+    async () => (await s.bob.client.api.getDevice({ params: s.ids })).status === "offline",
+    5_000,
+    "the device to be offline",
+  );
 
   const watch = await openSocket(t, wsUrl(s.url, s.path), { headers: bearer(s.bob.client.token) });
   const snapshot = await watch.inbox.type("snapshot");

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { maxFrameBytes } from "@sdk/protocol";
+import { deviceCloseCodes, maxFrameBytes } from "@sdk/protocol";
 import WebSocket from "ws";
 import { Backoff, type ReconnectOptions } from "./backoff.ts";
 
@@ -223,8 +223,13 @@ export class Connection {
     const retryAfter = Number(res.headers["retry-after"]);
     if (Number.isFinite(retryAfter) && retryAfter > 0) this.#retryAfterMs = retryAfter * 1000;
     if (!this.#running) return;
-    if (status === 401) this.#h.authFailed({ status, code, message });
-    else this.#h.error(Object.assign(new Error(message), { status, code }));
+    if (status === 401) {
+      // Wrong or revoked credentials do not start working by themselves: stop, as after 4001.
+      this.#running = false;
+      this.#h.authFailed({ status, code, message });
+    } else {
+      this.#h.error(Object.assign(new Error(message), { status, code }));
+    }
   }
 
   #closed(ws: WebSocket, opened: boolean, code: number, reason: string): void {
@@ -237,6 +242,7 @@ export class Connection {
     const waiters = this.#closeWaiters;
     this.#closeWaiters = [];
     for (const resolve of waiters) resolve();
+    if (code === deviceCloseCodes.revoked) this.#running = false;
     if (!this.#running || !this.#backoff || !this.#options.reconnect) {
       this.#running = false;
       this.#h.idle();
@@ -246,6 +252,8 @@ export class Connection {
       this.#backoff.reset();
     }
     let delay = this.#backoff.next();
+    // Replaced by a newer connection with the same credentials: retrying at once would replace it back.
+    if (code === deviceCloseCodes.replaced) delay = Math.max(delay, this.#options.reconnect.capMs);
     if (this.#retryAfterMs > 0) {
       delay = Math.max(delay, Math.min(this.#retryAfterMs, this.#options.reconnect.capMs));
       this.#retryAfterMs = 0;

@@ -1,22 +1,5 @@
-import {
-  type Board,
-  type CommandType,
-  commandTypes,
-  customTypePattern,
-  DeviceLog,
-  deviceMessageSchemas,
-  deviceSocketUrl,
-  Hello,
-  type LogLevel,
-  maxFrameBytes,
-  protocolVersion,
-  StateReport,
-  Welcome,
-} from "@sdk/protocol";
-import packageJson from "../package.json" with { type: "json" };
-import { defaultReconnect } from "./backoff.ts";
+import type { Board, CommandArgs, CommandType, LogLevel, Welcome } from "@sdk/protocol";
 import { assertGpio } from "./board.ts";
-import { Connection } from "./connection.ts";
 import { Emitter } from "./emitter.ts";
 import type { Level, PinId, PinState, Transition } from "./hardware/gpio.ts";
 import type { I2cBus } from "./hardware/i2c.ts";
@@ -25,20 +8,18 @@ import { Hardware } from "./hardware/index.ts";
 import type { SpiBus } from "./hardware/spi.ts";
 import type { Uart } from "./hardware/uart.ts";
 import type { Rgb } from "./hardware/ws2812.ts";
-import { CommandRunner } from "./runner.ts";
-import type {
-  CommandOverride,
-  CommandRecord,
-  DeviceEvents,
-  DeviceMessage,
-  DeviceStatus,
-  SimulatedDeviceOptions,
-} from "./types.ts";
+import { eventMessage, logMessage, parseSent, stateMessage } from "./outgoing.ts";
+import { checkOptions, DeviceSession } from "./session.ts";
+import type { CommandRecord, DeviceEvents, DeviceStatus, SimulatedDeviceOptions } from "./types.ts";
 import { defaultWaitMs, waitForCondition, waitForEvent } from "./wait.ts";
 
-export const simulatorVersion: string = packageJson.version;
+export { simulatorVersion } from "./version.ts";
 
-const reservedTypes = new Set<string>([...Object.keys(deviceMessageSchemas), ...commandTypes, "welcome"]);
+/** Replaces what a command does: see SimulatedDevice.handle. */
+export type CommandOverride<T extends CommandType> = (
+  args: CommandArgs<T>,
+  device: SimulatedDevice,
+) => unknown | Promise<unknown>;
 
 /**
  * A virtual Raspberry Pi Pico W / Pico 2 W: connects to the server's device socket, answers
@@ -51,113 +32,56 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
   readonly firmware: string;
   readonly url: string;
   readonly hardware: Hardware;
-  readonly #options: SimulatedDeviceOptions;
-  readonly #now: () => number;
-  readonly #historyLimit: number;
-  readonly #connection: Connection;
-  readonly #runner: CommandRunner;
-  #status: DeviceStatus = "stopped";
-  #welcome: Welcome | null = null;
+  readonly #session: DeviceSession;
 
   constructor(options: SimulatedDeviceOptions) {
     super();
-    this.#options = options;
+    checkOptions(options);
     this.deviceId = options.deviceId;
-    this.board = options.board ?? "pico_w";
-    this.firmware = options.firmware ?? `sim-${simulatorVersion}`;
-    this.url = deviceSocketUrl(options.server);
-    const hello = Hello.safeParse(this.#hello());
-    if (!hello.success) {
-      const issue = hello.error.issues[0]!;
-      throw new RangeError(`invalid device options: ${issue.path.join(".")}: ${issue.message}`);
-    }
-    if (!options.deviceId || options.deviceId.includes(":")) {
-      throw new RangeError('invalid device options: deviceId must be non-empty and without ":"');
-    }
-    this.#now = options.now ?? Date.now;
-    this.#historyLimit = options.historyLimit ?? 10_000;
-    this.hardware = new Hardware(this.board, {
-      now: this.#now,
-      historyLimit: this.#historyLimit,
-      send: (event) => this.#runner.hardwareEvent(event),
+    const now = options.now ?? Date.now;
+    const historyLimit = options.historyLimit ?? 10_000;
+    this.hardware = new Hardware(options.board ?? "pico_w", {
+      now,
+      historyLimit,
+      send: (event) => this.#session.hardwareEvent(event),
     });
-    this.#runner = new CommandRunner({
-      board: this.board,
+    this.#session = new DeviceSession({
+      options,
       hardware: this.hardware,
-      device: this,
-      now: this.#now,
-      historyLimit: this.#historyLimit,
-      send: (message) => this.#send(message),
-      done: (record) => this.emit("command", record),
+      now,
+      historyLimit,
+      emit: (event, payload) => this.emit(event, payload),
     });
-    const reconnect =
-      options.reconnect === false ? false : { ...defaultReconnect, ...(options.reconnect ?? {}) };
-    this.#connection = new Connection(
-      {
-        url: this.url,
-        deviceId: options.deviceId,
-        secret: options.secret,
-        maxPayload: options.maxFrame ?? maxFrameBytes - 1,
-        reconnect,
-        handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-        now: this.#now,
-      },
-      {
-        connecting: (attempt, url) => {
-          this.#status = "connecting";
-          this.emit("connecting", { attempt, url });
-        },
-        open: () => this.#opened(),
-        text: (text) => this.#receive(text),
-        binary: () => this.#sendError(undefined, "malformed", "binary frames are not part of the protocol"),
-        closed: (code, reason) => {
-          this.#welcome = null;
-          this.#status = "waiting";
-          this.emit("disconnected", { code, reason });
-        },
-        authFailed: (failure) => {
-          this.emit("authFailed", failure);
-          this.emit("error", Object.assign(new Error(failure.message), { code: failure.code }));
-        },
-        error: (error) => this.emit("error", error),
-        retry: (attempt, delayMs) => {
-          this.#status = "waiting";
-          this.emit("reconnecting", { attempt, delayMs });
-        },
-        ignored: (what) => this.emit("ignored", { what }),
-        idle: () => {
-          this.#status = "stopped";
-          this.emit("idle", {});
-        },
-      },
-    );
+    this.board = this.#session.board;
+    this.firmware = this.#session.firmware;
+    this.url = this.#session.url;
   }
 
   // ------------------------------------------------------------ lifecycle
 
   get status(): DeviceStatus {
-    return this.#status;
+    return this.#session.status;
   }
 
   /** True between welcome and the end of that connection. */
   get connected(): boolean {
-    return this.#status === "connected";
+    return this.#session.status === "connected";
   }
 
   /** The welcome of the current connection. */
   get welcome(): Welcome | null {
-    return this.#welcome;
+    return this.#session.welcome;
   }
 
   /** Connects, and keeps reconnecting until stop() or kill(). */
   start(): this {
-    this.#connection.start();
+    this.#session.connection.start();
     return this;
   }
 
   /** Closes cleanly (close code 1000) and stops reconnecting. */
   stop(): Promise<void> {
-    return this.#connection.stop(1000, "device stopped");
+    return this.#session.connection.stop(1000, "device stopped");
   }
 
   /**
@@ -165,12 +89,12 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
    * `reconnect` is true (a network drop).
    */
   kill(options: { reconnect?: boolean } = {}): void {
-    this.#connection.kill(options.reconnect ?? false);
+    this.#session.connection.kill(options.reconnect ?? false);
   }
 
   /** Hangs (true) or resumes: a frozen device keeps its socket but answers no pings or frames. */
   freeze(frozen = true): void {
-    this.#connection.freeze(frozen);
+    this.#session.connection.freeze(frozen);
   }
 
   /** Resolves with the next `event` (passing `filter`); rejects after `timeoutMs` (default 5 s). */
@@ -203,15 +127,15 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
 
   /** Every command received, oldest first (the last `historyLimit`). */
   get commands(): CommandRecord[] {
-    return [...this.#runner.records];
+    return [...this.#session.records];
   }
 
   commandsOf(type: string): CommandRecord[] {
-    return this.#runner.records.filter((c) => c.type === type);
+    return this.#session.records.filter((c) => c.type === type);
   }
 
   clearCommands(): void {
-    this.#runner.records.length = 0;
+    this.#session.records.length = 0;
   }
 
   /**
@@ -220,38 +144,30 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
    * it unanswered. Pass null to restore the virtual hardware.
    */
   handle<T extends CommandType>(type: T, handler: CommandOverride<T> | null): void {
-    if (handler) this.#runner.overrides.set(type, handler as CommandOverride<never>);
-    else this.#runner.overrides.delete(type);
+    if (handler) this.#session.overrides.set(type, (args: CommandArgs<T>) => handler(args, this));
+    else this.#session.overrides.delete(type);
   }
 
   // ------------------------------------------------------------ device → server
 
   /** Sends a `log` message (longer messages are cut at 4096 characters). False when offline. */
   sendLog(level: LogLevel, message: string): boolean {
-    return this.#send(DeviceLog.parse({ type: "log", level, message: message.slice(0, 4096) }));
+    return this.#session.send(logMessage(level, message));
   }
 
   /** Sends a `state` report for an entity (id: 1–64 of A–Z a–z 0–9 _ . -). False when offline. */
   sendState(entityId: string, value: unknown): boolean {
-    const parsed = StateReport.safeParse({ type: "state", entityId, value });
-    if (!parsed.success) throw new RangeError(`invalid entity id ${JSON.stringify(entityId)}`);
-    return this.#send({ type: "state", entityId, value });
+    return this.#session.send(stateMessage(entityId, value));
   }
 
   /** Sends a custom event (lower_snake_case type, not one the protocol defines). False when offline. */
   sendEvent(type: string, fields: Record<string, unknown> = {}): boolean {
-    if (!customTypePattern.test(type) || reservedTypes.has(type)) {
-      throw new RangeError(
-        `${JSON.stringify(type)} is not a custom event type (lower_snake_case, not reserved)`,
-      );
-    }
-    if ("type" in fields) throw new RangeError("custom event fields cannot include `type`");
-    return this.#send({ type, ...fields });
+    return this.#session.send(eventMessage(type, fields));
   }
 
   /** Sends any text frame as it is (under 64 KB), for tests of bad input. False when offline. */
   sendRaw(text: string): boolean {
-    const sent = this.#connection.send(text);
+    const sent = this.#session.connection.send(text);
     if (sent) this.emit("sent", parseSent(text));
     return sent;
   }
@@ -333,96 +249,4 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
   pixels(pin: number): Rgb[] | undefined {
     return this.hardware.ws2812.pixels(pin);
   }
-
-  // ------------------------------------------------------------ internals
-
-  #opened(): void {
-    this.#status = "handshaking";
-    this.emit("open", { url: this.url });
-    if (this.#options.sendHello !== false) this.#send(this.#hello());
-    this.#connection.setWatchdog(this.#options.welcomeTimeoutMs ?? 15_000);
-  }
-
-  #hello(): Hello {
-    return {
-      type: "hello",
-      protocol: this.#options.protocol ?? protocolVersion,
-      firmware: this.firmware,
-      board: this.board,
-      maxFrame: this.#options.maxFrame ?? maxFrameBytes - 1,
-    };
-  }
-
-  #receive(text: string): void {
-    const problem = (message: string) => this.#sendError(undefined, "malformed", message);
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text);
-    } catch {
-      problem("the frame is not valid JSON");
-      return;
-    }
-    if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
-      problem("a frame must be a JSON object");
-      return;
-    }
-    const { type, id, ...args } = frame as Record<string, unknown>;
-    if (typeof type !== "string") {
-      problem("a frame must have a string `type`");
-      return;
-    }
-    if (type === "welcome") {
-      this.#welcomed(frame);
-      return;
-    }
-    if (type === "error") {
-      const { code, message } = args;
-      this.emit("serverError", {
-        code: String(code),
-        message: String(message),
-        ...(typeof id === "number" ? { id } : {}),
-      });
-      return;
-    }
-    this.#runner.receive(type, id, args);
-  }
-
-  #welcomed(frame: object): void {
-    const parsed = Welcome.safeParse(frame);
-    if (!parsed.success) {
-      this.emit("error", new Error("the server sent an invalid welcome"));
-      this.#sendError(undefined, "malformed", "welcome: unexpected shape");
-      return;
-    }
-    this.#welcome = parsed.data;
-    this.#status = "connected";
-    const timeout = this.#options.heartbeatTimeoutMs;
-    this.#connection.setWatchdog(
-      timeout === false ? 0 : (timeout ?? Math.max(0, parsed.data.heartbeatSeconds) * 2_500),
-    );
-    this.emit("connected", parsed.data);
-  }
-
-  #sendError(id: number | undefined, code: string, message: string): void {
-    this.#runner.sendError(id, code, message);
-  }
-
-  #send(message: DeviceMessage): boolean {
-    const sent = this.#connection.send(JSON.stringify(message));
-    if (sent) this.emit("sent", message);
-    return sent;
-  }
-}
-
-function parseSent(text: string): DeviceMessage {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      const message = value as Record<string, unknown>;
-      return { ...message, type: typeof message.type === "string" ? message.type : "raw" };
-    }
-  } catch {
-    // not JSON
-  }
-  return { type: "raw", text };
 }

@@ -1,7 +1,7 @@
 export { defaultReconnect, type ReconnectOptions } from "./backoff.ts";
 export { checkPins } from "./board.ts";
 export { type AuthFailure, FrameTooLargeError } from "./connection.ts";
-export { SimulatedDevice, simulatorVersion } from "./device.ts";
+export { type CommandOverride, SimulatedDevice, simulatorVersion } from "./device.ts";
 export { CommandError, type CommandErrorCode } from "./errors.ts";
 export { Fleet, type FleetOptions, type FleetStartResult, runMany } from "./fleet.ts";
 export type { Edge, Level, PinFunction, PinId, PinState, Pull, Transition } from "./hardware/gpio.ts";
@@ -12,7 +12,6 @@ export type { SpiBus, SpiConfig } from "./hardware/spi.ts";
 export type { Uart, UartConfig } from "./hardware/uart.ts";
 export type { Rgb } from "./hardware/ws2812.ts";
 export {
-  type CommandOverride,
   type CommandRecord,
   type DeviceEvents,
   type DeviceMessage,

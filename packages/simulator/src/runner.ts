@@ -1,14 +1,15 @@
 import { type Board, type CommandType, maxFrameBytes } from "@sdk/protocol";
 import { execute, isCommandType, parseArgs } from "./commands.ts";
-import type { SimulatedDevice } from "./device.ts";
 import { CommandError } from "./errors.ts";
 import type { Hardware, HardwareEvent } from "./hardware/index.ts";
-import { type CommandOverride, type CommandRecord, type DeviceMessage, noReply } from "./types.ts";
+import { type CommandRecord, type DeviceMessage, noReply } from "./types.ts";
+
+/** Replaces what a command does, after its arguments were validated (see SimulatedDevice.handle). */
+export type Override = (args: never) => unknown;
 
 export interface RunnerDeps {
   board: Board;
   hardware: Hardware;
-  device: SimulatedDevice;
   now: () => number;
   historyLimit: number;
   send: (message: DeviceMessage) => boolean;
@@ -26,7 +27,7 @@ function isValidId(id: unknown): id is number {
  */
 export class CommandRunner {
   readonly records: CommandRecord[] = [];
-  readonly overrides = new Map<string, CommandOverride<never>>();
+  readonly overrides = new Map<string, Override>();
   readonly #deps: RunnerDeps;
   #outbox: HardwareEvent[] | null = null;
 
@@ -77,13 +78,13 @@ export class CommandRunner {
   }
 
   #run(record: CommandRecord, type: CommandType): void {
-    const { board, hardware, device } = this.#deps;
+    const { board, hardware } = this.#deps;
     this.#outbox = [];
     let pending: Promise<unknown> | null = null;
     try {
       const args = parseArgs(board, type, record.args);
       const override = this.overrides.get(type);
-      const value = override ? override(args as never, device) : execute(hardware, type, args);
+      const value = override ? override(args as never) : execute(hardware, type, args);
       if (value instanceof Promise) pending = value;
       else if (value !== noReply) this.#answer(record, { value });
     } catch (error) {

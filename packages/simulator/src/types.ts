@@ -1,7 +1,6 @@
-import type { Board, CommandArgs, CommandType, Welcome } from "@sdk/protocol";
+import type { Board, Welcome } from "@sdk/protocol";
 import type { ReconnectOptions } from "./backoff.ts";
 import type { AuthFailure } from "./connection.ts";
-import type { SimulatedDevice } from "./device.ts";
 
 export interface SimulatedDeviceOptions {
   /** `host:port` (ws://), a bare host (wss://, port 443), or an http(s)/ws(s) URL. */
@@ -78,8 +77,3 @@ export interface DeviceEvents {
 
 /** Returned by a command override to leave the command unanswered (to test the server's timeout). */
 export const noReply: unique symbol = Symbol("noReply");
-
-export type CommandOverride<T extends CommandType> = (
-  args: CommandArgs<T>,
-  device: SimulatedDevice,
-) => unknown | Promise<unknown>;

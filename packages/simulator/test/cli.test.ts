@@ -1,57 +1,22 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { describe, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { FakeServer } from "@sdk/conformance";
+import { type Child, runNode, spawnNode, tempDir } from "@sdk/test-helpers";
 import { parseCli, UsageError } from "../src/cli-args.ts";
-import { FakeServer, withTimeout } from "./helpers/fake-server.ts";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const env = { PATH: process.env.PATH ?? "" };
+const run = (t: TestContext, args: string[]) => runNode(t, { args: [cli, ...args], env, timeoutMs: 15_000 });
+const start = (t: TestContext, args: string[]) => spawnNode(t, { args: [cli, ...args], env });
+const output = (sim: Child, pattern: RegExp) =>
+  sim.waitForOutput((o) => pattern.test(o.stdout), 10_000, `output ${pattern}`);
 
-function start(args: string[]) {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  const lines: ((text: string) => void)[] = [];
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-    for (const l of lines) l(stdout);
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = withTimeout(
-    new Promise<Run>((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr }))),
-    15_000,
-    "sdk-sim to exit",
-  );
-  const output = (pattern: RegExp) =>
-    withTimeout(
-      new Promise<void>((resolve) => {
-        const check = (text: string) => {
-          if (pattern.test(text)) resolve();
-        };
-        lines.push(check);
-        check(stdout);
-      }),
-      10_000,
-      `output ${pattern}`,
-    );
-  return { child, exited, output };
-}
-
-function tempFile(t: { after(fn: () => void): void }, content: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-sim-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, "credentials.json");
+function tempFile(t: TestContext, content: string): string {
+  const file = path.join(tempDir(t, "sdk-sim-"), "credentials.json");
   fs.writeFileSync(file, content);
   return file;
 }
@@ -123,18 +88,18 @@ describe("argument parsing", () => {
 });
 
 describe("sdk-sim", () => {
-  test("--help prints usage and exits 0", async () => {
-    const run = await start(["--help"]).exited;
-    assert.equal(run.code, 0);
-    assert.match(run.stdout, /Usage:/);
-    assert.match(run.stdout, /--credentials <file>/);
+  test("--help prints usage and exits 0", async (t) => {
+    const help = await run(t, ["--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage:/);
+    assert.match(help.stdout, /--credentials <file>/);
   });
 
-  test("usage errors exit 2 with a hint", async () => {
-    const run = await start(["--server", "localhost:1"]).exited;
-    assert.equal(run.code, 2);
-    assert.match(run.stderr, /--device and --secret, or --credentials/);
-    assert.match(run.stderr, /sdk-sim --help/);
+  test("usage errors exit 2 with a hint", async (t) => {
+    const usage = await run(t, ["--server", "localhost:1"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--device and --secret, or --credentials/);
+    assert.match(usage.stderr, /sdk-sim --help/);
   });
 
   test("runs devices from a credentials file, prints status and commands, closes on SIGTERM", async (t) => {
@@ -148,18 +113,15 @@ describe("sdk-sim", () => {
         { deviceId: "dev_c", secret: "sc" },
       ]),
     );
-    const sim = start(["--server", server.address, "--credentials", file, "--count", "2"]);
-    t.after(() => sim.child.kill("SIGKILL"));
+    const sim = start(t, ["--server", server.address, "--credentials", file, "--count", "2"]);
     const conn = await server.nextConnection(10_000);
     assert.equal(conn.deviceId, "dev_a");
-    await sim.output(/\[dev_a\] connected/);
-    await sim.output(/\[dev_b\] auth failed: Invalid device credentials/);
+    await output(sim, /\[dev_a\] connected/);
+    await output(sim, /\[dev_b\] auth failed: Invalid device credentials/);
     await conn.ok("gpio_write", { pin: "LED", value: 1 });
-    await sim.output(/\[dev_a\] ← gpio_write \{"pin":"LED","value":1\} → null/);
+    await output(sim, /\[dev_a\] ← gpio_write \{"pin":"LED","value":1\} → null/);
 
-    sim.child.kill("SIGTERM");
-    const run = await sim.exited;
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal((await sim.stop("SIGTERM", 15_000)).code, 0, sim.stderr());
     assert.equal((await conn.closed).code, 1000);
     assert.ok(!server.attempts.some((a) => a.deviceId === "dev_c"), "--count 2 ran only the first two");
   });
@@ -167,12 +129,19 @@ describe("sdk-sim", () => {
   test("SIGINT also exits 0", async (t) => {
     const server = await FakeServer.start({ credentials: { d: "s" } });
     t.after(() => server.close());
-    const sim = start(["--server", server.address, "--device", "d", "--secret", "s", "--board", "pico2_w"]);
-    t.after(() => sim.child.kill("SIGKILL"));
+    const sim = start(t, [
+      "--server",
+      server.address,
+      "--device",
+      "d",
+      "--secret",
+      "s",
+      "--board",
+      "pico2_w",
+    ]);
     const conn = await server.nextConnection(10_000);
     assert.equal(conn.hello?.board, "pico2_w");
-    sim.child.kill("SIGINT");
-    assert.equal((await sim.exited).code, 0);
+    assert.equal((await sim.stop("SIGINT", 15_000)).code, 0, sim.stderr());
     assert.equal((await conn.closed).code, 1000);
   });
 });

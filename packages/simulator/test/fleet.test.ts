@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { FakeServer } from "@sdk/conformance";
 import { Fleet, runMany, type SimulatedDeviceOptions } from "../src/index.ts";
-import { FakeServer } from "./helpers/fake-server.ts";
 
 test("runMany connects a fleet with bounded handshake concurrency and stops it cleanly", async (t) => {
   const count = 40;

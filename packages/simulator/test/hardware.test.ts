@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { FakeConnection, Message } from "@sdk/conformance";
 import { DeviceLog, GpioChange, StateReport, UartRx } from "@sdk/protocol";
 import { Tmp102 } from "../src/index.ts";
-import type { FakeConnection, Message } from "./helpers/fake-server.ts";
 import { connectedDevice } from "./helpers/setup.ts";
 
 const changes = (conn: FakeConnection) => conn.messages.filter((m) => m.type === "gpio_change");
@@ -135,19 +135,6 @@ describe("GPIO", () => {
       { type: "gpio_change", pin: 12, value: 1 },
       { type: "gpio_change", pin: 12, value: 0 },
     ]);
-  });
-
-  test("a watched output reports its writes after the write's result", async (t) => {
-    const { conn } = await connectedDevice(t);
-    await conn.ok("pin_mode", { pin: 8, mode: "output" });
-    await conn.ok("gpio_watch", { pin: 8, edge: "both" });
-    const from = conn.messages.length;
-    await conn.ok("gpio_write", { pin: 8, value: 1 });
-    await conn.message((m) => m.type === "gpio_change", 5_000, from);
-    assert.deepEqual(
-      conn.messages.slice(from).map((m) => m.type),
-      ["result", "gpio_change"],
-    );
   });
 
   test("PWM frequency and duty are readable per pin", async (t) => {

@@ -1,6 +1,6 @@
 import type { TestContext } from "node:test";
+import { type FakeConnection, FakeServer, type FakeServerOptions } from "@sdk/conformance";
 import { SimulatedDevice, type SimulatedDeviceOptions } from "../../src/index.ts";
-import { type FakeConnection, FakeServer, type FakeServerOptions } from "./fake-server.ts";
 
 export const deviceId = "dev_test1";
 export const secret = "s3cret-s3cret";

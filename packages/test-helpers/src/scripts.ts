@@ -3,7 +3,7 @@ import path from "node:path";
 import type { TestContext } from "node:test";
 import { build } from "@sdk/build";
 import type { SdkClient } from "@sdk/client";
-import { tempDir } from "./server.ts";
+import { tempDir } from "./temp.ts";
 
 /** Writes a project (sdk.ts + src/index.ts) to a temp dir and builds it with the real build function. */
 export async function buildScript(
@@ -30,7 +30,7 @@ export async function buildScript(
 }
 
 /** Builds a script and deploys it to a project through the REST API. */
-export async function deploy(
+export async function deployScript(
   t: TestContext,
   client: SdkClient,
   projectId: string,

@@ -1,36 +1,24 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
-import path from "node:path";
 import type { TestContext } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { SdkClient } from "@sdk/client";
+import { type Child, type Exit, spawnNode } from "./child.ts";
+import { tempDir } from "./temp.ts";
 
 /** The repository root: the server is started from here, as `npm start` does. */
-export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const mainScript = path.join(repoRoot, "packages", "server", "src", "main.ts");
+/** Spawned servers run in their package's directory, as `npm start` would from a checkout. */
+const serverDir = fileURLToPath(new URL(".", import.meta.resolve("@sdk/server/package.json")));
+const mainScript = fileURLToPath(import.meta.resolve("@sdk/server/main"));
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export interface ServerProcess {
-  child: ChildProcess;
-  pid: number;
+export interface ServerProcess extends Child {
   port: number;
   url: string;
   dataDir: string;
-  /** Resolves when the process has exited (never rejects). */
-  exited: Promise<Exit>;
-  stdout(): string;
-  stderr(): string;
   /** stdout parsed as JSON log lines (LOG_FORMAT=json); lines that are not JSON are skipped. */
   logs(): Array<{ level?: number; msg?: string; [key: string]: unknown }>;
-  /** A typed client for this process; each request gives up after `timeoutMs`. */
+  /** A typed client for this process; each request gives up after 5 s. */
   client(token?: string): SdkClient;
-  /** Sends `signal` and waits (bounded) for the exit. */
-  stop(signal: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
 }
 
 /** A port that was free a moment ago: listen on port 0, note the port, close. */
@@ -51,21 +39,6 @@ export function boundedFetch(timeoutMs = 5_000): typeof fetch {
   return (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
 }
 
-/** Resolves with `promise`, or rejects after `ms` with `what` in the message. */
-export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  const abort = new AbortController();
-  try {
-    return await Promise.race([
-      promise,
-      sleep(ms, undefined, { signal: abort.signal }).then(() => {
-        throw new Error(`${what}: not done within ${ms}ms`);
-      }),
-    ]);
-  } finally {
-    abort.abort();
-  }
-}
-
 /**
  * The environment for the server: only what is given here, so that a PORT or DATABASE_URL in the
  * environment running the tests cannot leak in.
@@ -82,50 +55,20 @@ export function serverEnv(port: number, dataDir: string, extra: Record<string, s
   };
 }
 
-/**
- * Spawns `node packages/server/src/main.ts` with exactly `env`. The process is SIGKILLed (if still
- * running) and awaited when the test ends.
- */
+/** Spawns `node packages/server/src/main.ts` with exactly `env`; killed and awaited when the test ends. */
 export function spawnServer(
   t: TestContext,
   options: { env: Record<string, string>; port: number; dataDir: string },
 ): ServerProcess {
-  const child = spawn(process.execPath, [mainScript], {
-    cwd: repoRoot,
-    env: options.env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  if (child.pid === undefined) throw new Error("could not spawn the server");
-  let out = "";
-  let err = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    out += chunk;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    err += chunk;
-  });
-  // "close" rather than "exit": by then stdout and stderr have been read to the end.
-  const exited = new Promise<Exit>((resolve) => {
-    child.once("close", (code, signal) => resolve({ code, signal }));
-    child.once("error", () => resolve({ code: child.exitCode, signal: child.signalCode }));
-  });
-  const running = () => child.exitCode === null && child.signalCode === null;
-  t.after(async () => {
-    if (running()) child.kill("SIGKILL");
-    await within(exited, 5_000, `server pid ${child.pid} to exit after SIGKILL`);
-  });
+  const child = spawnNode(t, { args: [mainScript], cwd: serverDir, env: options.env });
   const url = `http://127.0.0.1:${options.port}`;
-  return {
-    child,
-    pid: child.pid,
+  return Object.assign(child, {
     port: options.port,
     url,
     dataDir: options.dataDir,
-    exited,
-    stdout: () => out,
-    stderr: () => err,
     logs: () =>
-      out
+      child
+        .stdout()
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .flatMap((line) => {
@@ -135,12 +78,8 @@ export function spawnServer(
             return [];
           }
         }),
-    client: (token) => new SdkClient({ baseUrl: url, token, fetch: boundedFetch() }),
-    async stop(signal, timeoutMs = 5_000) {
-      if (running()) child.kill(signal);
-      return within(exited, timeoutMs, `server pid ${child.pid} to exit after ${signal}`);
-    },
-  };
+    client: (token?: string) => new SdkClient({ baseUrl: url, token, fetch: boundedFetch() }),
+  });
 }
 
 /**
@@ -172,12 +111,13 @@ export async function waitForHealth(proc: ServerProcess, attempts = 200, interva
 }
 
 /**
- * Picks a free port, spawns the server on `dataDir` and waits until /health answers. Should another
- * process grab the port in between (EADDRINUSE), tries again with a new one, a bounded number of times.
+ * Picks a free port, spawns the server on `dataDir` (a temp dir when omitted) and waits until
+ * /health answers. Should another process grab the port in between (EADDRINUSE), tries again with
+ * a new one, a bounded number of times.
  */
-export async function startServer(
+export async function startServerProcess(
   t: TestContext,
-  dataDir: string,
+  dataDir: string = tempDir(t, "sdk-server-data-"),
   extraEnv: Record<string, string> = {},
 ): Promise<ServerProcess & { startedAt: number; bootMs: number }> {
   for (let attempt = 1; ; attempt++) {

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type CommandType, deviceSocketPath, Hello, protocolVersion } from "@sdk/protocol";
+import { within } from "@sdk/test-helpers";
 import { WebSocket, WebSocketServer } from "ws";
 
 /** One upgrade request the server saw. */
@@ -57,7 +58,7 @@ export class FakeServer {
       taken.taken = true;
       return Promise.resolve(taken);
     }
-    return withTimeout(
+    return within(
       new Promise<FakeConnection>((resolve) => this.#waiters.push(resolve)),
       timeoutMs,
       "a device connection",
@@ -70,7 +71,7 @@ export class FakeServer {
   /** Resolves once `count` upgrade attempts were seen. */
   waitForAttempts(count: number, timeoutMs = 5_000): Promise<void> {
     if (this.attempts.length >= count) return Promise.resolve();
-    return withTimeout(
+    return within(
       new Promise<void>((resolve) => {
         const check = () => {
           if (this.attempts.length >= count) resolve();
@@ -188,7 +189,7 @@ export class FakeConnection {
     const found = this.messages.slice(from).find(predicate);
     if (found) return Promise.resolve(found);
     let listener: (m: Message) => void = () => {};
-    return withTimeout(
+    return within(
       new Promise<Message>((resolve) => {
         listener = (m) => {
           if (predicate(m)) resolve(m);
@@ -201,11 +202,15 @@ export class FakeConnection {
   }
 
   /** Sends a command and resolves with the device's `result` or `error` frame for it. */
-  command(type: CommandType | string, args: Record<string, unknown> = {}): Promise<Message> {
+  command(
+    type: CommandType | string,
+    args: Record<string, unknown> = {},
+    timeoutMs = 5_000,
+  ): Promise<Message> {
     const id = this.#nextId++;
     const from = this.messages.length;
     this.send({ ...args, type, id });
-    return this.message((m) => (m.type === "result" || m.type === "error") && m.id === id, 5_000, from);
+    return this.message((m) => (m.type === "result" || m.type === "error") && m.id === id, timeoutMs, from);
   }
 
   /** Sends a command that must succeed; resolves with its `value`. */
@@ -227,16 +232,6 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
   const colon = decoded.indexOf(":");
   if (colon < 0) return null;
   return { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 export { WebSocket };

@@ -1,0 +1,14 @@
+export { type Child, type ChildOptions, type Exit, type RunResult, runNode, spawnNode } from "./child.ts";
+export { buildScript, deployScript } from "./scripts.ts";
+export { createTestServer, startTestServer, type TestServer, type TestServerOptions } from "./server.ts";
+export {
+  boundedFetch,
+  freePort,
+  type ServerProcess,
+  serverEnv,
+  spawnServer,
+  startServerProcess,
+  waitForHealth,
+} from "./server-process.ts";
+export { tempDir } from "./temp.ts";
+export { waitUntil, within } from "./wait.ts";
