@@ -31,6 +31,8 @@ export function scriptHostService(deps: {
   state: DeviceStateService;
   env: EnvVarsService;
   limits: { timeoutMs: number; memoryLimitMb: number };
+  /** The server's base URL, for absolute `SdkError.docs` in scripts (read when a sandbox loads). */
+  docsBaseUrl: () => string;
   onError: (error: unknown) => void;
 }) {
   const { repos, files, link, logs, state, env, limits, onError } = deps;
@@ -76,6 +78,7 @@ export function scriptHostService(deps: {
       env: await env.forScripts(projectId),
       host: hostFor(projectId),
       limits: { timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryLimitMb * 1024 * 1024 },
+      docsBaseUrl: deps.docsBaseUrl(),
       onFault: (reason) => void restart(projectId, reason),
     });
   }
