@@ -209,7 +209,25 @@ export class ProjectSandbox {
         timedOut ? scriptTimeoutMessage : this.#describe(error!, "the script failed"),
       );
     }
+    if (timedOut && !this.#drainLeftoverJobs()) {
+      this.#fault("a chain of promise jobs kept running past the deadline");
+    }
     return false;
+  }
+
+  /**
+   * Promise jobs an interrupted entry left queued would otherwise run inside the next entry's
+   * deadline. They get one deadline of their own; false when they are still running after it.
+   */
+  #drainLeftoverJobs(): boolean {
+    const { runtime } = this.#module;
+    return this.#deadline.run(this.#limits.timeoutMs, () => {
+      while (runtime.hasPendingJob() && !this.#deadline.expired) {
+        const jobs = runtime.executePendingJobs();
+        if (jobs.error) jobs.error.dispose();
+      }
+      return !this.#deadline.expired;
+    });
   }
 
   #fault(reason: string): void {
