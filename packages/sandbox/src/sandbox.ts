@@ -1,4 +1,4 @@
-import type { GuestEntryName, GuestEntryPoints, GuestHostFunctions, GuestLogLevel } from "@sdk/device/abi";
+import type { GuestEntryName, GuestEntryPoints } from "@sdk/device/abi";
 import { Deadline } from "./deadline.ts";
 import {
   type GuestError,
@@ -7,23 +7,13 @@ import {
   ScriptLoadError,
   scriptTimeoutMessage,
 } from "./errors.ts";
-import { GuestAbiError, GuestEntries, guestJson, guestJsonObject, installGuestHost } from "./guest-abi.ts";
+import { GuestEntries, installGuestHost } from "./guest-abi.ts";
+import { guestHostFunctions } from "./guest-host.ts";
 import { defaultLimits, type SandboxLimits } from "./limits.ts";
+import type { SandboxHost } from "./sandbox-host.ts";
 import { SourceMapper } from "./source-map.ts";
 import { DeviceTimers } from "./timers.ts";
 import { ProjectModule } from "./wasm-module.ts";
-
-export type Level = GuestLogLevel;
-const levels: ReadonlySet<string> = new Set<Level>(["debug", "info", "warn", "error"]);
-
-/** What a sandbox needs from the server. */
-export interface SandboxHost {
-  /** Sends a device command; resolves with the result or rejects with `{ code, message }`. */
-  command(deviceId: string, type: string, args: Record<string, unknown>): Promise<unknown>;
-  emitState(deviceId: string, entityId: string, value: unknown): void;
-  send(deviceId: string, message: Record<string, unknown>): void;
-  log(deviceId: string, level: Level, message: string): void;
-}
 
 export interface LoadOptions {
   projectId: string;
@@ -37,7 +27,7 @@ export interface LoadOptions {
    * `<docsBaseUrl>/docs/errors#<code>`. Without it, `docs` is only the path.
    */
   docsBaseUrl?: string;
-  /** The sandbox stopped itself (memory over the cap); it is disposed and must be reloaded. */
+  /** The sandbox stopped itself (memory over the cap, promise jobs that never end); it is disposed and must be reloaded. */
   onFault?: (reason: string) => void;
 }
 
@@ -69,7 +59,17 @@ export class ProjectSandbox {
     this.#env = options.env;
     this.#mapper = new SourceMapper(options.sourceMap);
     this.#deadline = new Deadline(module.runtime);
-    installGuestHost(module.ctx, this.#guestHost(), options.docsBaseUrl ?? "");
+    const functions = guestHostFunctions({
+      host: this.#host,
+      timers: (deviceId) => this.#devices.get(deviceId),
+      settle: (deviceId, commandId, ok, json) => this.#settle(deviceId, commandId, ok, json),
+      interrupted: () => this.#deadline.expired,
+      outOfMemory: () => {
+        this.#outOfMemoryReported = true;
+      },
+      mapStack: (stack) => this.#mapper.mapStack(stack),
+    });
+    installGuestHost(module.ctx, functions, options.docsBaseUrl ?? "");
   }
 
   /** Creates the project's module and evaluates the bundle. Throws `ScriptLoadError`. */
@@ -241,60 +241,6 @@ export class ProjectSandbox {
     if (isInterrupt(error)) return scriptTimeoutMessage;
     const head = `${error.name ?? "Error"}: ${error.message ?? fallback}`;
     return error.stack ? `${head}\n${this.#mapper.mapStack(error.stack)}` : head;
-  }
-
-  #attached(deviceId: string): DeviceTimers {
-    const timers = this.#devices.get(deviceId);
-    if (!timers) throw new GuestAbiError(`device ${deviceId} is not attached to this project's scripts`);
-    return timers;
-  }
-
-  /** What the guest may ask of the host. Every call names an attached device. */
-  #guestHost(): GuestHostFunctions {
-    return {
-      command: (deviceId, commandId, type, argsJson) => {
-        this.#attached(deviceId);
-        const args = guestJsonObject("command", "argsJson", argsJson);
-        this.#host.command(deviceId, type, args).then(
-          (value) => this.#settle(deviceId, commandId, true, JSON.stringify(value ?? null)),
-          (error: { code?: string; message?: string }) =>
-            this.#settle(
-              deviceId,
-              commandId,
-              false,
-              JSON.stringify({
-                code: error?.code ?? "device_error",
-                message: error?.message ?? String(error),
-              }),
-            ),
-        );
-      },
-      emitState: (deviceId, entityId, valueJson) => {
-        this.#attached(deviceId);
-        this.#host.emitState(deviceId, entityId, guestJson("emitState", "valueJson", valueJson));
-      },
-      send: (deviceId, messageJson) => {
-        this.#attached(deviceId);
-        this.#host.send(deviceId, guestJsonObject("send", "messageJson", messageJson));
-      },
-      log: (deviceId, level, text) => {
-        if (!levels.has(level))
-          throw new GuestAbiError(`log: level must be one of ${[...levels].join(", ")}`);
-        if (this.#devices.has(deviceId)) this.#host.log(deviceId, level, text);
-      },
-      error: (deviceId, stack) => {
-        // An interrupt the guest caught and reported is logged once, by #enter, as a timeout.
-        if (this.#deadline.expired || stack.startsWith("InternalError: interrupted")) return;
-        if (stack.startsWith("InternalError: out of memory")) {
-          this.#outOfMemoryReported = true;
-          return;
-        }
-        if (this.#devices.has(deviceId)) this.#host.log(deviceId, "error", this.#mapper.mapStack(stack));
-      },
-      setTimer: (deviceId, timerId, delayMs, repeat) =>
-        this.#attached(deviceId).set(timerId, delayMs, repeat),
-      clearTimer: (deviceId, timerId) => this.#devices.get(deviceId)?.clear(timerId),
-    };
   }
 
   #settle(deviceId: string, commandId: number, ok: boolean, json: string): void {
