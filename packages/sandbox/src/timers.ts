@@ -14,10 +14,6 @@ export class DeviceTimers {
     this.#fire = fire;
   }
 
-  get size(): number {
-    return this.#timers.size;
-  }
-
   /** Throws RangeError when the device already has the most timers it may have. */
   set(timerId: number, delayMs: number, repeat: boolean): void {
     this.clear(timerId);

@@ -40,13 +40,13 @@ function compiledQuickJS(): Promise<CompiledWasm> {
 export class ProjectModule {
   readonly runtime: QuickJSRuntime;
   readonly ctx: QuickJSContext;
-  readonly capBytes: number;
+  readonly #capBytes: number;
   readonly #module: QuickJSWASMModule;
   #disposed = false;
 
   private constructor(module: QuickJSWASMModule, capBytes: number) {
     this.#module = module;
-    this.capBytes = capBytes;
+    this.#capBytes = capBytes;
     this.runtime = module.newRuntime();
     this.runtime.setMaxStackSize(1024 * 1024);
     // QuickJS counts its own allocations against this; `full` catches the rest.
@@ -71,7 +71,7 @@ export class ProjectModule {
 
   /** The memory reached the cap: the next allocation may fail anywhere. */
   get full(): boolean {
-    return this.memoryBytes >= this.capBytes;
+    return this.memoryBytes >= this.#capBytes;
   }
 
   get disposed(): boolean {
