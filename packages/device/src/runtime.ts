@@ -1,40 +1,18 @@
 // The guest side of the sandbox. The build bundles this module with the user's script; the server's
-// sandbox calls the functions `createRuntime` returns and provides `__sdk_host`. Nothing here runs
-// in Node: it runs inside QuickJS, with no other globals than the ones set up below.
+// sandbox calls the entry points `createRuntime` returns and provides the guest host (./abi.ts).
+// Nothing here runs in Node: it runs inside QuickJS, with no other globals than the ones set up below.
+import { type GuestEntryPoints, type GuestHost, type GuestLogLevel, guestHostGlobal } from "./abi.ts";
 import { Device, type DeviceBridge } from "./device.ts";
-import { SdkError, type SdkErrorCode } from "./errors.ts";
+import { SdkError, type SdkErrorCode, useDocsBaseUrl } from "./errors.ts";
 import type { Board } from "./pins.ts";
 import { type DeviceId, type DeviceMessage, DeviceScript, type ProjectId } from "./script.ts";
-
-/** Functions the sandbox host installs as the global `__sdk_host` (all synchronous). */
-export interface SandboxHost {
-  command(deviceId: string, commandId: number, type: string, argsJson: string): void;
-  emitState(deviceId: string, entityId: string, valueJson: string): void;
-  send(deviceId: string, messageJson: string): void;
-  log(deviceId: string, level: "debug" | "info" | "warn" | "error", text: string): void;
-  /** An error escaped a handler: `stack` is mapped to the TypeScript source by the host. */
-  error(deviceId: string, stack: string): void;
-  setTimer(deviceId: string, timerId: number, delayMs: number, repeat: boolean): void;
-  clearTimer(deviceId: string, timerId: number): void;
-}
 
 // Taken off the global object as soon as this module is evaluated (before the user's module, which
 // the build imports after this one), so scripts cannot call the host directly.
 const g = globalThis as Record<string, unknown>;
-const __sdk_host = g.__sdk_host as SandboxHost;
-delete g.__sdk_host;
-
-/** Entry points the host calls; each names the device it is for. */
-export interface RuntimeEntryPoints {
-  create(deviceId: string, projectId: string, board: Board, envJson: string): void;
-  connect(deviceId: string): void;
-  message(deviceId: string, messageJson: string): void;
-  disconnect(deviceId: string): void;
-  fire(deviceId: string, timerId: number): void;
-  settle(deviceId: string, commandId: number, ok: boolean, json: string): void;
-  setEnv(envJson: string): void;
-  count(): number;
-}
+const host = g[guestHostGlobal] as GuestHost;
+delete g[guestHostGlobal];
+if (host?.docsBaseUrl) useDocsBaseUrl(host.docsBaseUrl);
 
 interface Instance {
   script: DeviceScript;
@@ -60,7 +38,7 @@ function format(args: unknown[]): string {
 }
 
 /** Wraps the user's default export into the entry points the sandbox calls. */
-export function createRuntime(Script: unknown): RuntimeEntryPoints {
+export function createRuntime(Script: unknown): GuestEntryPoints {
   if (typeof Script !== "function" || !(Script.prototype instanceof DeviceScript)) {
     throw new TypeError(
       "the script's default export must be a class that extends DeviceScript (from @sdk/device)",
@@ -74,7 +52,7 @@ export function createRuntime(Script: unknown): RuntimeEntryPoints {
 
   const report = (deviceId: string, error: unknown) => {
     const e = error instanceof Error ? error : new Error(format([error]));
-    __sdk_host.error(deviceId, e.stack ? `${e.name}: ${e.message}\n${e.stack}` : `${e.name}: ${e.message}`);
+    host.error(deviceId, e.stack ? `${e.name}: ${e.message}\n${e.stack}` : `${e.name}: ${e.message}`);
   };
 
   /** Runs a handler for a device; a returned promise's rejection is reported too. */
@@ -101,9 +79,9 @@ export function createRuntime(Script: unknown): RuntimeEntryPoints {
     if (typeof callback !== "function") throw new TypeError("the timer callback must be a function");
     const deviceId = owner(repeat ? "setInterval" : "setTimeout");
     const id = ++nextTimer;
+    host.setTimer(deviceId, id, Number(delay) || 0, repeat);
     instances.get(deviceId)!.timers.set(id, { callback: () => callback(...args), repeat });
     timerOwners.set(id, deviceId);
-    __sdk_host.setTimer(deviceId, id, Number(delay) || 0, repeat);
     return id;
   };
   const removeTimer = (id: unknown) => {
@@ -111,7 +89,7 @@ export function createRuntime(Script: unknown): RuntimeEntryPoints {
     if (deviceId === undefined) return;
     timerOwners.delete(id as number);
     instances.get(deviceId)?.timers.delete(id as number);
-    __sdk_host.clearTimer(deviceId, id as number);
+    host.clearTimer(deviceId, id as number);
   };
 
   g.setTimeout = (callback: unknown, delay?: unknown, ...args: unknown[]) =>
@@ -121,9 +99,9 @@ export function createRuntime(Script: unknown): RuntimeEntryPoints {
   g.clearTimeout = removeTimer;
   g.clearInterval = removeTimer;
   const log =
-    (level: "debug" | "info" | "warn" | "error") =>
+    (level: GuestLogLevel) =>
     (...args: unknown[]) => {
-      if (current !== null) __sdk_host.log(current, level, format(args));
+      if (current !== null) host.log(current, level, format(args));
     };
   g.console = {
     log: log("info"),
@@ -141,11 +119,11 @@ export function createRuntime(Script: unknown): RuntimeEntryPoints {
       return new Promise((resolve, reject) => {
         const id = ++nextCommand;
         instance.pending.set(id, { resolve, reject });
-        __sdk_host.command(deviceId, id, type, JSON.stringify(args));
+        host.command(deviceId, id, type, JSON.stringify(args));
       });
     },
-    emitState: (entityId, valueJson) => __sdk_host.emitState(deviceId, entityId, valueJson),
-    send: (json) => __sdk_host.send(deviceId, json),
+    emitState: (entityId, valueJson) => host.emitState(deviceId, entityId, valueJson),
+    send: (json) => host.send(deviceId, json),
   });
 
   const applyEnv = (env: Record<string, unknown>, vars: Record<string, string>) => {
@@ -157,7 +135,7 @@ export function createRuntime(Script: unknown): RuntimeEntryPoints {
   return {
     create(deviceId, projectId, board, envJson) {
       projectEnv = JSON.parse(envJson) as Record<string, string>;
-      const device = new Device(board, bridge(deviceId));
+      const device = new Device(board as Board, bridge(deviceId));
       const env: Record<string, unknown> = {};
       applyEnv(env, projectEnv);
       Object.defineProperty(env, "DEVICE", { value: device, enumerable: false });

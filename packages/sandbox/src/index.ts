@@ -1,10 +1,5 @@
-export {
-  defaultLimits,
-  type Level,
-  type LoadOptions,
-  ProjectSandbox,
-  type SandboxHost,
-  type SandboxLimits,
-  ScriptLoadError,
-  scriptTimeoutMessage,
-} from "./sandbox.ts";
+export { ScriptLoadError, scriptTimeoutMessage } from "./errors.ts";
+export { GuestAbiError } from "./guest-abi.ts";
+export { defaultLimits, type SandboxLimits } from "./limits.ts";
+export { type LoadOptions, ProjectSandbox } from "./sandbox.ts";
+export type { Level, SandboxHost } from "./sandbox-host.ts";

@@ -1,83 +1,19 @@
-import fs from "node:fs/promises";
-import { createRequire } from "node:module";
-import path from "node:path";
-import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
+import type { GuestEntryName, GuestEntryPoints } from "@sdk/device/abi";
+import { Deadline } from "./deadline.ts";
 import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  type QuickJSContext,
-  type QuickJSHandle,
-  type QuickJSRuntime,
-  type QuickJSSyncVariant,
-  type QuickJSWASMModule,
-} from "quickjs-emscripten-core";
+  type GuestError,
+  isInterrupt,
+  isOutOfMemory,
+  ScriptLoadError,
+  scriptTimeoutMessage,
+} from "./errors.ts";
+import { GuestEntries, installGuestHost } from "./guest-abi.ts";
+import { guestHostFunctions } from "./guest-host.ts";
+import { defaultLimits, type SandboxLimits } from "./limits.ts";
+import type { SandboxHost } from "./sandbox-host.ts";
 import { SourceMapper } from "./source-map.ts";
-
-type WasmMemory = ReturnType<QuickJSWASMModule["getWasmMemory"]>;
-type WasmModule = unknown;
-interface WasmApi {
-  compile(bytes: Uint8Array): Promise<WasmModule>;
-  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-const wasmPage = 64 * 1024;
-let compiled: Promise<WasmModule> | undefined;
-
-/** QuickJS compiled once per process; each project instantiates it with a memory of its own. */
-function compiledQuickJS(): Promise<WasmModule> {
-  compiled ??= (async () => {
-    const pkg = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/package.json");
-    return wasm.compile(await fs.readFile(path.join(path.dirname(pkg), "dist", "emscripten-module.wasm")));
-  })();
-  return compiled;
-}
-
-/**
- * A project's module, with a WebAssembly memory that cannot grow past the cap: an allocation over
- * it fails inside the guest ("out of memory") instead of growing the heap.
- */
-async function newProjectModule(memoryBytes: number): Promise<QuickJSWASMModule> {
-  const maximum = Math.max(2, Math.ceil(memoryBytes / wasmPage));
-  const wasmMemory = new wasm.Memory({ initial: Math.min(256, maximum), maximum });
-  const projectVariant = newVariant(releaseSync as unknown as QuickJSSyncVariant, {
-    wasmModule: (await compiledQuickJS()) as never,
-    wasmMemory,
-  });
-  return newQuickJSWASMModuleFromVariant(projectVariant);
-}
-
-/** The exact text logged when a handler, timer or promise job runs past its deadline. */
-export const scriptTimeoutMessage = "Script execution timeout";
-
-export type Level = "debug" | "info" | "warn" | "error";
-
-/** What a sandbox needs from the server. */
-export interface SandboxHost {
-  /** Sends a device command; resolves with the result or rejects with `{ code, message }`. */
-  command(deviceId: string, type: string, args: Record<string, unknown>): Promise<unknown>;
-  emitState(deviceId: string, entityId: string, value: unknown): void;
-  send(deviceId: string, message: Record<string, unknown>): void;
-  log(deviceId: string, level: Level, message: string): void;
-}
-
-export interface SandboxLimits {
-  /** Deadline of every entry into the guest (a handler call, a timer, a command result). */
-  timeoutMs: number;
-  /** Deadline of evaluating the bundle at load. */
-  loadTimeoutMs: number;
-  /** The project's WebAssembly memory may not grow past this. */
-  memoryBytes: number;
-  maxTimersPerDevice: number;
-  minTimerMs: number;
-}
-
-export const defaultLimits: SandboxLimits = {
-  timeoutMs: 100,
-  loadTimeoutMs: 1000,
-  memoryBytes: 64 * 1024 * 1024,
-  maxTimersPerDevice: 64,
-  minTimerMs: 10,
-};
+import { DeviceTimers } from "./timers.ts";
+import { ProjectModule } from "./wasm-module.ts";
 
 export interface LoadOptions {
   projectId: string;
@@ -86,37 +22,14 @@ export interface LoadOptions {
   env: Record<string, string>;
   host: SandboxHost;
   limits?: Partial<SandboxLimits>;
-  /** The sandbox stopped itself (memory over the cap); it is disposed and must be reloaded. */
+  /**
+   * The server's base URL (`https://sdk.example.com`): `SdkError.docs` in scripts is
+   * `<docsBaseUrl>/docs/errors#<code>`. Without it, `docs` is only the path.
+   */
+  docsBaseUrl?: string;
+  /** The sandbox stopped itself (memory over the cap, promise jobs that never end); it is disposed and must be reloaded. */
   onFault?: (reason: string) => void;
 }
-
-/** The bundle failed to load (a syntax error, an exception at top level, a wrong default export). */
-export class ScriptLoadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ScriptLoadError";
-  }
-}
-
-type EntryName = "create" | "connect" | "message" | "disconnect" | "fire" | "settle" | "setEnv" | "count";
-const entryNames: EntryName[] = [
-  "create",
-  "connect",
-  "message",
-  "disconnect",
-  "fire",
-  "settle",
-  "setEnv",
-  "count",
-];
-
-interface DumpedError {
-  name?: string;
-  message?: string;
-  stack?: string;
-}
-
-const isInterrupt = (e: DumpedError) => e?.name === "InternalError" && e.message === "interrupted";
 
 /**
  * One project's scripts: a QuickJS WebAssembly module of its own (so projects cannot see or starve
@@ -125,24 +38,19 @@ const isInterrupt = (e: DumpedError) => e?.name === "InternalError" && e.message
  */
 export class ProjectSandbox {
   readonly projectId: string;
-  readonly #module: QuickJSWASMModule;
-  readonly #runtime: QuickJSRuntime;
-  readonly #ctx: QuickJSContext;
+  readonly #module: ProjectModule;
+  readonly #deadline: Deadline;
   readonly #host: SandboxHost;
   readonly #limits: SandboxLimits;
   readonly #mapper: SourceMapper;
   readonly #onFault?: (reason: string) => void;
-  readonly #entries = new Map<EntryName, QuickJSHandle>();
-  readonly #devices = new Map<string, { timers: Map<number, NodeJS.Timeout> }>();
-  #deadline = Number.POSITIVE_INFINITY;
-  /** Set by the interrupt handler: the current entry ran past its deadline. */
-  #timedOut = false;
+  readonly #devices = new Map<string, DeviceTimers>();
+  #entries: GuestEntries | undefined;
   /** An allocation failed in the guest, even if the script caught the error. */
   #outOfMemoryReported = false;
-  #disposed = false;
   #env: Record<string, string>;
 
-  private constructor(module: QuickJSWASMModule, options: LoadOptions, limits: SandboxLimits) {
+  private constructor(module: ProjectModule, options: LoadOptions, limits: SandboxLimits) {
     this.projectId = options.projectId;
     this.#module = module;
     this.#host = options.host;
@@ -150,26 +58,24 @@ export class ProjectSandbox {
     this.#onFault = options.onFault;
     this.#env = options.env;
     this.#mapper = new SourceMapper(options.sourceMap);
-    this.#runtime = module.newRuntime();
-    this.#runtime.setMaxStackSize(1024 * 1024);
-    // QuickJS counts its own allocations against this; the wasm memory check below catches the rest.
-    this.#runtime.setMemoryLimit(limits.memoryBytes);
-    this.#runtime.setInterruptHandler(() => {
-      if (performance.now() > this.#deadline) {
-        this.#timedOut = true;
-        return true;
-      }
-      return false;
+    this.#deadline = new Deadline(module.runtime);
+    const functions = guestHostFunctions({
+      host: this.#host,
+      timers: (deviceId) => this.#devices.get(deviceId),
+      settle: (deviceId, commandId, ok, json) => this.#settle(deviceId, commandId, ok, json),
+      interrupted: () => this.#deadline.expired,
+      outOfMemory: () => {
+        this.#outOfMemoryReported = true;
+      },
+      mapStack: (stack) => this.#mapper.mapStack(stack),
     });
-    this.#ctx = this.#runtime.newContext();
-    this.#installHost();
+    installGuestHost(module.ctx, functions, options.docsBaseUrl ?? "");
   }
 
   /** Creates the project's module and evaluates the bundle. Throws `ScriptLoadError`. */
   static async load(options: LoadOptions): Promise<ProjectSandbox> {
     const limits = { ...defaultLimits, ...options.limits };
-    const module = await newProjectModule(limits.memoryBytes);
-    const sandbox = new ProjectSandbox(module, options, limits);
+    const sandbox = new ProjectSandbox(await ProjectModule.create(limits.memoryBytes), options, limits);
     try {
       sandbox.#evaluate(options.bundle);
     } catch (error) {
@@ -181,11 +87,11 @@ export class ProjectSandbox {
 
   /** The size of this project's WebAssembly memory (it grows, and never shrinks). */
   get memoryBytes(): number {
-    return this.#module.getWasmMemory().buffer.byteLength;
+    return this.#module.memoryBytes;
   }
 
   get disposed(): boolean {
-    return this.#disposed;
+    return this.#module.disposed;
   }
 
   /** Devices with an instance of the script. */
@@ -195,66 +101,60 @@ export class ProjectSandbox {
 
   /** Creates the device's instance and calls `onDeviceConnect`. */
   attach(deviceId: string, board: string): void {
-    if (this.#disposed || this.#devices.has(deviceId)) return;
-    this.#devices.set(deviceId, { timers: new Map() });
-    const projectId = this.projectId;
-    if (this.#enter(deviceId, "create", [deviceId, projectId, board, JSON.stringify(this.#env)])) {
+    if (this.disposed || this.#devices.has(deviceId)) return;
+    this.#devices.set(
+      deviceId,
+      new DeviceTimers(this.#limits, (id) => this.#enter(deviceId, "fire", [deviceId, id])),
+    );
+    if (this.#enter(deviceId, "create", [deviceId, this.projectId, board, JSON.stringify(this.#env)])) {
       this.#enter(deviceId, "connect", [deviceId]);
     }
   }
 
   /** Calls `onMessage` of the device's instance. */
   deliver(deviceId: string, message: Record<string, unknown>): boolean {
-    if (this.#disposed || !this.#devices.has(deviceId)) return false;
+    if (this.disposed || !this.#devices.has(deviceId)) return false;
     this.#enter(deviceId, "message", [deviceId, JSON.stringify(message)]);
     return true;
   }
 
   /** Calls `onDeviceDisconnect`, clears the instance's timers and drops it. */
   detach(deviceId: string): void {
-    const device = this.#devices.get(deviceId);
-    if (!device) return;
+    const timers = this.#devices.get(deviceId);
+    if (!timers) return;
     this.#enter(deviceId, "disconnect", [deviceId]);
-    for (const timer of device.timers.values()) clearTimeout(timer);
+    timers.clearAll();
     this.#devices.delete(deviceId);
   }
 
   /** New env var values reach every running instance (`this.env`). */
   setEnv(env: Record<string, string>): void {
     this.#env = env;
-    if (!this.#disposed) this.#enter(null, "setEnv", [JSON.stringify(env)]);
+    if (!this.disposed) this.#enter(null, "setEnv", [JSON.stringify(env)]);
   }
 
   /** Stops every timer and frees the module. Instances get no disconnect call. */
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    for (const device of this.#devices.values())
-      for (const timer of device.timers.values()) clearTimeout(timer);
+    if (this.disposed) return;
+    for (const timers of this.#devices.values()) timers.clearAll();
     this.#devices.clear();
-    try {
-      for (const handle of this.#entries.values()) handle.dispose();
-      this.#entries.clear();
-      this.#ctx.dispose();
-      this.#runtime.dispose();
-    } catch {
-      // A module stopped mid-way (memory fault) may not free cleanly; it is dropped either way.
-    }
+    this.#module.dispose(() => this.#entries?.dispose());
   }
 
   #evaluate(bundle: string): void {
-    this.#deadline = performance.now() + this.#limits.loadTimeoutMs;
-    try {
-      const result = this.#ctx.evalCode(bundle, "script.js", { type: "module" });
-      if (result.error)
-        throw new ScriptLoadError(this.#describe(this.#dump(result.error), "the script failed to load"));
+    const { ctx, runtime } = this.#module;
+    const failed = (handle: Parameters<ProjectModule["takeError"]>[0]) =>
+      new ScriptLoadError(this.#describe(this.#module.takeError(handle), "the script failed to load"));
+    this.#deadline.run(this.#limits.loadTimeoutMs, () => {
+      const result = ctx.evalCode(bundle, "script.js", { type: "module" });
+      if (result.error) throw failed(result.error);
       let namespace = result.value;
-      const jobs = this.#runtime.executePendingJobs();
+      const jobs = runtime.executePendingJobs();
       if (jobs.error) {
         namespace.dispose();
-        throw new ScriptLoadError(this.#describe(this.#dump(jobs.error), "the script failed to load"));
+        throw failed(jobs.error);
       }
-      const state = this.#ctx.getPromiseState(namespace);
+      const state = ctx.getPromiseState(namespace);
       if (state.type === "fulfilled") {
         if (!state.notAPromise) {
           namespace.dispose();
@@ -262,28 +162,13 @@ export class ProjectSandbox {
         }
       } else if (state.type === "rejected") {
         namespace.dispose();
-        throw new ScriptLoadError(this.#describe(this.#dump(state.error), "the script failed to load"));
+        throw failed(state.error);
       }
-      const runtime = this.#ctx.getProp(namespace, "default");
+      const exported = ctx.getProp(namespace, "default");
       namespace.dispose();
-      try {
-        for (const name of entryNames) {
-          const fn = this.#ctx.getProp(runtime, name);
-          if (this.#ctx.typeof(fn) !== "function") {
-            fn.dispose();
-            throw new ScriptLoadError(
-              "the bundle was not built by `sdk build` (its entry points are missing)",
-            );
-          }
-          this.#entries.set(name, fn);
-        }
-      } finally {
-        runtime.dispose();
-      }
-    } finally {
-      this.#deadline = Number.POSITIVE_INFINITY;
-    }
-    if (this.memoryBytes >= this.#limits.memoryBytes) {
+      this.#entries = GuestEntries.take(ctx, exported);
+    });
+    if (this.#module.full) {
       throw new ScriptLoadError(
         `the script used more than ${this.#limits.memoryBytes >> 20} MB while loading`,
       );
@@ -291,35 +176,22 @@ export class ProjectSandbox {
   }
 
   /** Runs one entry point and then the promise jobs it queued, under the deadline. */
-  #enter(deviceId: string | null, name: EntryName, args: (string | number | boolean)[]): boolean {
-    if (this.#disposed) return false;
-    const ctx = this.#ctx;
-    const fn = this.#entries.get(name)!;
-    const handles = args.map((a) =>
-      typeof a === "string"
-        ? ctx.newString(a)
-        : typeof a === "number"
-          ? ctx.newNumber(a)
-          : a
-            ? ctx.true
-            : ctx.false,
-    );
-    let error: DumpedError | null = null;
-    this.#timedOut = false;
-    this.#deadline = performance.now() + this.#limits.timeoutMs;
-    try {
-      const result = ctx.callFunction(fn, ctx.undefined, ...handles);
-      if (result.error) error = this.#dump(result.error);
-      else result.value.dispose();
-      if (!error && !this.#disposed) {
-        const jobs = this.#runtime.executePendingJobs();
-        if (jobs.error) error = this.#dump(jobs.error);
-      }
-    } finally {
-      this.#deadline = Number.POSITIVE_INFINITY;
-      for (const h of handles) h.dispose();
-    }
-    if (this.#outOfMemory(error)) {
+  #enter<K extends GuestEntryName>(
+    deviceId: string | null,
+    name: K,
+    args: Parameters<GuestEntryPoints[K]>,
+  ): boolean {
+    if (this.disposed || !this.#entries) return false;
+    const entries = this.#entries;
+    const error = this.#deadline.run(this.#limits.timeoutMs, (): GuestError | null => {
+      const result = entries.call(name, args);
+      if (result.error) return this.#module.takeError(result.error);
+      result.value.dispose();
+      if (this.disposed) return null;
+      const jobs = this.#module.runtime.executePendingJobs();
+      return jobs.error ? this.#module.takeError(jobs.error) : null;
+    });
+    if (this.#outOfMemoryReported || isOutOfMemory(error) || this.#module.full) {
       this.#fault(
         `memory limit exceeded: the project's scripts reached the ${(this.#limits.memoryBytes / 1048576).toFixed(0)} MB cap`,
       );
@@ -327,148 +199,52 @@ export class ProjectSandbox {
     }
     // A timeout is reported even when the guest swallowed the interrupt (an async function's
     // rejected promise, a try/catch around a loop).
-    if (error || this.#timedOut) {
-      const target = deviceId ?? this.#devices.keys().next().value;
-      const text =
-        this.#timedOut || (error && isInterrupt(error))
-          ? scriptTimeoutMessage
-          : this.#describe(error!, "the script failed");
-      if (target !== undefined) this.#host.log(target, "error", text);
-      return false;
+    const timedOut = this.#deadline.expired || isInterrupt(error);
+    if (!error && !timedOut) return true;
+    const target = deviceId ?? this.#devices.keys().next().value;
+    if (target !== undefined) {
+      this.#host.log(
+        target,
+        "error",
+        timedOut ? scriptTimeoutMessage : this.#describe(error!, "the script failed"),
+      );
     }
-    return true;
+    if (timedOut && !this.#drainLeftoverJobs()) {
+      this.#fault("a chain of promise jobs kept running past the deadline");
+    }
+    return false;
   }
 
-  /** The guest hit the memory cap: an allocation failed, or the heap is full. */
-  #outOfMemory(error: DumpedError | null): boolean {
-    if (this.#outOfMemoryReported) return true;
-    if (error?.name === "InternalError" && error.message === "out of memory") return true;
-    return this.memoryBytes >= this.#limits.memoryBytes;
+  /**
+   * Promise jobs an interrupted entry left queued would otherwise run inside the next entry's
+   * deadline. They get one deadline of their own; false when they are still running after it.
+   */
+  #drainLeftoverJobs(): boolean {
+    const { runtime } = this.#module;
+    return this.#deadline.run(this.#limits.timeoutMs, () => {
+      while (runtime.hasPendingJob() && !this.#deadline.expired) {
+        const jobs = runtime.executePendingJobs();
+        if (jobs.error) jobs.error.dispose();
+      }
+      return !this.#deadline.expired;
+    });
   }
 
   #fault(reason: string): void {
-    const devices = this.devices;
-    for (const deviceId of devices)
+    for (const deviceId of this.devices)
       this.#host.log(deviceId, "error", `${reason}; the project's scripts were stopped and will restart`);
     this.dispose();
     this.#onFault?.(reason);
   }
 
-  #dump(handle: QuickJSHandle): DumpedError {
-    try {
-      const value = this.#ctx.dump(handle) as DumpedError | string;
-      return typeof value === "object" && value !== null ? value : { name: "Error", message: String(value) };
-    } finally {
-      handle.dispose();
-    }
-  }
-
-  #describe(error: DumpedError, fallback: string): string {
+  #describe(error: GuestError, fallback: string): string {
     if (isInterrupt(error)) return scriptTimeoutMessage;
     const head = `${error.name ?? "Error"}: ${error.message ?? fallback}`;
     return error.stack ? `${head}\n${this.#mapper.mapStack(error.stack)}` : head;
   }
 
-  /** The functions the guest runtime calls (`__sdk_host`). They only act for attached devices. */
-  #installHost(): void {
-    const ctx = this.#ctx;
-    const host = ctx.newObject();
-    const str = (h: QuickJSHandle) => ctx.getString(h);
-    const num = (h: QuickJSHandle) => ctx.getNumber(h);
-    const attached = (deviceId: string) => {
-      if (!this.#devices.has(deviceId))
-        throw new Error(`device ${deviceId} is not attached to this project's scripts`);
-      return this.#devices.get(deviceId)!;
-    };
-    const fns: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
-      command: (d, id, type, args) => {
-        const deviceId = str(d);
-        attached(deviceId);
-        const commandId = num(id);
-        this.#host.command(deviceId, str(type), JSON.parse(str(args)) as Record<string, unknown>).then(
-          (value) => this.#settle(deviceId, commandId, true, JSON.stringify(value ?? null)),
-          (error: { code?: string; message?: string }) =>
-            this.#settle(
-              deviceId,
-              commandId,
-              false,
-              JSON.stringify({
-                code: error?.code ?? "device_error",
-                message: error?.message ?? String(error),
-              }),
-            ),
-        );
-        return undefined;
-      },
-      emitState: (d, entity, value) => {
-        const deviceId = str(d);
-        attached(deviceId);
-        this.#host.emitState(deviceId, str(entity), JSON.parse(str(value)));
-        return undefined;
-      },
-      send: (d, message) => {
-        const deviceId = str(d);
-        attached(deviceId);
-        this.#host.send(deviceId, JSON.parse(str(message)) as Record<string, unknown>);
-        return undefined;
-      },
-      log: (d, level, text) => {
-        const deviceId = str(d);
-        if (this.#devices.has(deviceId)) this.#host.log(deviceId, str(level) as Level, str(text));
-        return undefined;
-      },
-      error: (d, stack) => {
-        const deviceId = str(d);
-        // An interrupt the guest caught and reported is logged once, by #enter, as a timeout.
-        if (this.#timedOut || str(stack).startsWith("InternalError: interrupted")) return undefined;
-        if (str(stack).startsWith("InternalError: out of memory")) {
-          this.#outOfMemoryReported = true;
-          return undefined;
-        }
-        if (this.#devices.has(deviceId)) this.#host.log(deviceId, "error", this.#mapper.mapStack(str(stack)));
-        return undefined;
-      },
-      setTimer: (d, id, delay, repeat) => {
-        const deviceId = str(d);
-        const device = attached(deviceId);
-        if (device.timers.size >= this.#limits.maxTimersPerDevice) {
-          throw new RangeError(`too many timers: at most ${this.#limits.maxTimersPerDevice} per device`);
-        }
-        const timerId = num(id);
-        const ms = Math.max(this.#limits.minTimerMs, Math.min(num(delay) || 0, 2 ** 31 - 1));
-        const run = () => this.#enter(deviceId, "fire", [deviceId, timerId]);
-        const timer =
-          ctx.dump(repeat) === true
-            ? setInterval(run, ms)
-            : setTimeout(() => {
-                device.timers.delete(timerId);
-                run();
-              }, ms);
-        device.timers.set(timerId, timer);
-        return undefined;
-      },
-      clearTimer: (d, id) => {
-        const device = this.#devices.get(str(d));
-        const timerId = num(id);
-        const timer = device?.timers.get(timerId);
-        if (timer) {
-          clearTimeout(timer);
-          device!.timers.delete(timerId);
-        }
-        return undefined;
-      },
-    };
-    for (const [name, fn] of Object.entries(fns)) {
-      const handle = ctx.newFunction(name, fn);
-      ctx.setProp(host, name, handle);
-      handle.dispose();
-    }
-    ctx.setProp(ctx.global, "__sdk_host", host);
-    host.dispose();
-  }
-
   #settle(deviceId: string, commandId: number, ok: boolean, json: string): void {
-    if (this.#disposed || !this.#devices.has(deviceId)) return;
+    if (this.disposed || !this.#devices.has(deviceId)) return;
     this.#enter(deviceId, "settle", [deviceId, commandId, ok, json]);
   }
 }

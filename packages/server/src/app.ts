@@ -114,6 +114,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     bus,
     registry,
     onError,
+    serverUrl: () => config.publicUrl ?? server.url,
   });
   await services.deviceLink.markAllOffline();
   await services.deployments.recoverInterrupted();

@@ -138,11 +138,37 @@ export default class Bad extends DeviceScript {
   );
   const lines = (await s.logs(device.id)).filter((l) => /^(invalid_argument|NOT THROWN|other)/.test(l));
   assert.equal(lines.length, 10, lines.join("\n"));
-  for (const line of lines) assert.match(line, /^invalid_argument \/docs\/errors#invalid_argument /);
+  for (const line of lines)
+    assert.ok(line.startsWith(`invalid_argument ${s.url}/docs/errors#invalid_argument `), line);
   assert.ok(lines.some((l) => /GPIO numbers 0–22 and 26–28/.test(l)));
   assert.ok(lines.some((l) => /I2C address must be 0x08–0x77/.test(l)));
   assert.ok(lines.some((l) => /below 64 KB/.test(l)));
   assert.deepEqual(sim.commands, [], "no command reached the device");
+});
+
+test("script errors point at the docs under PUBLIC_URL when it is set", async (t) => {
+  const s = await setup(t, { PUBLIC_URL: "https://sdk.example.com/" });
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript, type SdkError } from "@sdk/device";
+export default class Docs extends DeviceScript {
+  onMessage() {
+    try { this.env.DEVICE.gpioWrite(23 as never, 1); } catch (e) { console.log("docs", (e as SdkError).docs); }
+  }
+}`,
+  );
+  const { sim, ids, device } = await s.addDevice();
+  sim.start();
+  await sim.waitFor("connected");
+  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "go" } });
+  await waitUntil(async () => (await s.logs(device.id)).some((l) => l.startsWith("docs ")));
+  assert.deepEqual(
+    (await s.logs(device.id)).filter((l) => l.startsWith("docs ")),
+    ["docs https://sdk.example.com/docs/errors#invalid_argument"],
+  );
 });
 
 test("hostile scripts are contained and logged, and /health answers throughout", async (t) => {

@@ -30,6 +30,8 @@ export interface ServiceDeps {
   box: SecretBox;
   clock: Clock;
   version: string;
+  /** The server's base URL as users reach it: PUBLIC_URL, else where it listens. */
+  serverUrl: () => string;
 }
 
 /** Wires repositories into services. Routes and sockets only ever see what this returns. */
@@ -42,6 +44,7 @@ export function createServices({
   bus,
   registry,
   onError,
+  serverUrl,
 }: ServiceDeps) {
   const repos = createRepositories(database.db, database.batcher);
   const files = new ProjectFiles(config.dataDir);
@@ -71,6 +74,7 @@ export function createServices({
     state: deviceState,
     env: envVars,
     limits: config.scripts,
+    docsBaseUrl: serverUrl,
     onError,
   });
   const auth = authService({

@@ -33,6 +33,8 @@ export function scriptHostService(deps: {
   state: DeviceStateService;
   env: EnvVarsService;
   limits: { timeoutMs: number; memoryLimitMb: number };
+  /** The server's base URL, for absolute `SdkError.docs` in scripts (read when a sandbox loads). */
+  docsBaseUrl: () => string;
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
@@ -79,6 +81,7 @@ export function scriptHostService(deps: {
       env: await env.forScripts(projectId),
       host: hostFor(projectId),
       limits: { timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryLimitMb * 1024 * 1024 },
+      docsBaseUrl: deps.docsBaseUrl(),
       onFault: (reason) => void restart(projectId, reason),
     });
   }

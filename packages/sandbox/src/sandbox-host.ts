@@ -1,0 +1,12 @@
+import type { GuestLogLevel } from "@sdk/device/abi";
+
+export type Level = GuestLogLevel;
+
+/** What a sandbox needs from the server. */
+export interface SandboxHost {
+  /** Sends a device command; resolves with the result or rejects with `{ code, message }`. */
+  command(deviceId: string, type: string, args: Record<string, unknown>): Promise<unknown>;
+  emitState(deviceId: string, entityId: string, value: unknown): void;
+  send(deviceId: string, message: Record<string, unknown>): void;
+  log(deviceId: string, level: Level, message: string): void;
+}
