@@ -74,7 +74,9 @@ export function UsersSection() {
           ))}
         </DataTable>
       )}
-      <AddUserForm onAdded={(user) => users.setData((list) => [...list, user])} />
+      <AddUserForm
+        onAdded={(user) => users.setData((list) => [...list.filter((u) => u.id !== user.id), user])}
+      />
     </section>
   );
 }

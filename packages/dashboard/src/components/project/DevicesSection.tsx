@@ -123,7 +123,7 @@ export function DevicesSection({ projectId }: { projectId: string }) {
         projectId={projectId}
         onAdded={(device, credentials) => {
           setShown({ deviceName: device.name, credentials, rotated: false });
-          setData((list) => [...list, device]);
+          setData((list) => [...list.filter((d) => d.id !== device.id), device]);
         }}
       />
     </section>
