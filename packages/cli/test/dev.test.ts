@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { sdk, sdkLive, tempDir } from "./helpers.ts";
@@ -14,8 +13,6 @@ async function freePort(): Promise<number> {
     });
   });
 }
-
-const devDirs = () => new Set(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("sdk-dev-")));
 
 test("sdk dev runs the script on a simulated board, picks up an edit, and stops cleanly on SIGINT", async (t) => {
   const home = tempDir(t, "sdk-dev-home-");
@@ -33,9 +30,13 @@ export default class Main extends DeviceScript {
 }
 `;
   fs.writeFileSync(path.join(dir, "src", "index.ts"), script("hello"));
+  // A temp directory of its own: other tests (and other runs) create sdk-* directories in the
+  // shared one at any moment.
+  const tmp = tempDir(t, "sdk-devtest-tmp-");
+  const devDirs = () => new Set(fs.readdirSync(tmp).filter((d) => d.startsWith("sdk-dev-")));
   const before = devDirs();
   const port = await freePort();
-  const dev = sdkLive(["dev", "--port", String(port)], { home, cwd: dir });
+  const dev = sdkLive(["dev", "--port", String(port)], { home, cwd: dir, env: { TMPDIR: tmp } });
   t.after(() => dev.child.kill("SIGKILL"));
   await dev.waitFor((s) => s.stdout.includes(`running at http://127.0.0.1:${port}`), 30_000, "the local URL");
   await dev.waitFor(
@@ -58,6 +59,6 @@ export default class Main extends DeviceScript {
 
   dev.child.kill("SIGINT");
   assert.equal(await dev.exited, 0, dev.state.stderr);
-  assert.ok(!fs.existsSync(path.join(os.tmpdir(), created[0]!)), "the temporary data is removed");
+  assert.ok(!fs.existsSync(path.join(tmp, created[0]!)), "the temporary data is removed");
   await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), "the local server is gone");
 });

@@ -280,9 +280,10 @@ test("stdout carries only MCP messages", async (t) => {
     method: "tools/call",
     params: { name: "build", arguments: { projectDir: home } },
   });
+  // Count whole lines only: a long answer can arrive in several chunks.
+  const complete = () => stdout.split("\n").length - 1;
   const deadline = Date.now() + 15_000;
-  while (stdout.trim().split("\n").filter(Boolean).length < 3 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
+  while (complete() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const lines = stdout.trim().split("\n");
   assert.equal(lines.length, 3, stdout);
   for (const line of lines) assert.equal(JSON.parse(line).jsonrpc, "2.0");
