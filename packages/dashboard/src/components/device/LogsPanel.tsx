@@ -1,6 +1,7 @@
 import type { LogEntry } from "@sdk/protocol";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Empty } from "../Feedback.tsx";
+import { Options } from "../Form.tsx";
 
 const levels = ["debug", "info", "warn", "error"] as const;
 type Level = (typeof levels)[number];
@@ -76,11 +77,7 @@ export function LogsPanel({ logs }: { logs: LogEntry[] }) {
           <div className="field field-inline">
             <label htmlFor="log-level">Level</label>
             <select id="log-level" value={minLevel} onChange={(e) => setMinLevel(e.target.value as Level)}>
-              {levelChoices.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.label}
-                </option>
-              ))}
+              <Options choices={levelChoices} />
             </select>
           </div>
           <div className="field field-inline">
