@@ -1,7 +1,8 @@
+import type { EndpointBody } from "@sdk/protocol";
 import { api } from "../../api.ts";
 import { Form } from "../Form.tsx";
 
-type Message = { type: string } & Record<string, unknown>;
+type Message = EndpointBody<"sendDeviceMessage">;
 
 /** Reads the text as a message object, or says what is wrong with it. */
 function parseMessage(text: string): Message | string {

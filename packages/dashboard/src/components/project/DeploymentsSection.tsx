@@ -1,4 +1,4 @@
-import type { Deployment } from "@sdk/protocol";
+import type { Deployment, DeploymentStatus } from "@sdk/protocol";
 import { api } from "../../api.ts";
 import type { LoadResult } from "../../hooks/useLoad.ts";
 import { useUserNames } from "../../hooks/useUserNames.ts";
@@ -7,7 +7,7 @@ import { DataTable } from "../DataTable.tsx";
 import { ListSection } from "../ListSection.tsx";
 import { RelativeTime } from "../Time.tsx";
 
-const statusWords: Record<Deployment["status"], string> = {
+const statusWords: Record<DeploymentStatus, string> = {
   active: "Live",
   inactive: "Previous",
   failed: "Failed",
