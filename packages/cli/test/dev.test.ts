@@ -55,7 +55,8 @@ export default class Main extends DeviceScript {
     20_000,
     "the edit to be redeployed",
   );
-  assert.match(dev.state.stderr, /deployed v2/);
+  // The new script can log before the deploy call's answer reaches the CLI: wait for both.
+  await dev.waitFor((s) => /deployed v2/.test(s.stderr), 20_000, "the redeploy to be reported");
 
   dev.child.kill("SIGINT");
   assert.equal(await dev.exited, 0, dev.state.stderr);
