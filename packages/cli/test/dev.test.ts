@@ -49,7 +49,7 @@ export default class Main extends DeviceScript {
     "the edit to be redeployed",
   );
   // stderr is another pipe: its line may come after the script's log on stdout.
-  await dev.waitForOutput((s) => /deployed v2/.test(s.stderr), 10_000, "the second deployment");
+  await dev.waitForOutput((s) => /deployed v2/.test(s.stderr), 20_000, "the second deployment");
 
   dev.child.kill("SIGINT");
   assert.equal((await dev.exited).code, 0, dev.stderr());

@@ -1,4 +1,5 @@
 import { type Api, SdkApiError, SdkClient, SdkNetworkError } from "@sdk/client";
+import { type ErrorBody, type ErrorCode, isErrorCode } from "@sdk/protocol";
 
 /** The one client: same origin, no token, so the browser's session cookie is used. */
 export const client = new SdkClient({ baseUrl: location.origin });
@@ -45,10 +46,10 @@ export interface Problem {
   message: string;
   code?: string;
   docs?: string;
-  fields?: { path: string; message: string }[];
+  fields?: ErrorBody["fields"];
 }
 
-const titles: Record<string, string> = {
+const titles: Partial<Record<ErrorCode, string>> = {
   invalid_request: "Some of what you entered is not accepted",
   authentication_required: "Please sign in",
   invalid_credentials: "Check what you typed",
@@ -72,7 +73,7 @@ const titles: Record<string, string> = {
 export function describeError(error: unknown): Problem {
   if (error instanceof SdkApiError) {
     return {
-      title: titles[error.code] ?? "The server refused this",
+      title: (isErrorCode(error.code) ? titles[error.code] : undefined) ?? "The server refused this",
       message: error.message,
       code: error.code,
       docs: error.docs,

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "@sdk/build";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { createServer } from "../../server/src/app.ts";
 import { loadConfig } from "../../server/src/config.ts";
 
@@ -54,6 +54,44 @@ after(async () => {
   await browser?.close();
 });
 
+/**
+ * Runs `cleanup` when the test ends, last registered first (node:test runs `t.after` hooks in
+ * registration order): the page closes before the server it talks to, and the server before
+ * its data directory is removed, so nothing sees a half-stopped peer.
+ */
+const cleanups = new WeakMap<TestContext, (() => unknown)[]>();
+function onEnd(t: TestContext, cleanup: () => unknown): void {
+  let stack = cleanups.get(t);
+  if (!stack) {
+    const list: (() => unknown)[] = [];
+    stack = list;
+    cleanups.set(t, list);
+    t.after(async () => {
+      const failures: unknown[] = [];
+      for (const run of list.reverse())
+        await Promise.resolve()
+          .then(run)
+          .catch((e) => failures.push(e));
+      if (failures.length > 0) throw failures[0];
+    });
+  }
+  stack.push(cleanup);
+}
+
+/**
+ * Waits until `locator` matches exactly `count` elements (Playwright's `count()` reads once, so
+ * reading it right after an action can see the page before the update lands).
+ */
+async function waitForCount(locator: Locator, count: number): Promise<void> {
+  const deadline = Date.now() + wait.timeout;
+  let seen = await locator.count();
+  while (seen !== count) {
+    if (Date.now() > deadline) assert.fail(`expected ${count} matches of ${locator}, found ${seen}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = await locator.count();
+  }
+}
+
 /** Skips with a visible message without Chromium, except in CI, where that is a failure. */
 function needBrowser(t: TestContext): Browser | undefined {
   if (browser) return browser;
@@ -65,10 +103,10 @@ function needBrowser(t: TestContext): Browser | undefined {
 
 async function startServer(t: TestContext, env: Record<string, string> = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-"));
-  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  onEnd(t, () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
   const server = await createServer({ config });
-  t.after(() => server.close());
+  onEnd(t, () => server.close());
   const url = await server.listen();
   return { server, url, host: new URL(url).host };
 }
@@ -80,7 +118,7 @@ async function openPage(
   width = 1280,
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await b.newContext({ viewport: { width, height: 900 } });
-  t.after(() => context.close());
+  onEnd(t, () => context.close());
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
@@ -89,7 +127,7 @@ async function openPage(
     if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
       problems.push(`console: ${message.text()}`);
   });
-  t.after(() => assert.deepEqual(problems, [], "the page reported errors"));
+  onEnd(t, () => assert.deepEqual(problems, [], "the page reported errors"));
   return { context, page };
 }
 
@@ -99,7 +137,7 @@ const shot = (page: Page, name: string) =>
 /** Builds a device script in a temp project dir with the real build function. */
 async function buildScript(t: TestContext, script: string, entities: unknown[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-script-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  onEnd(t, () => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, "src"));
   fs.writeFileSync(
     path.join(dir, "sdk.ts"),
@@ -168,7 +206,7 @@ test("first run to a live device: setup, project, device, simulated board, scrip
 
   // The simulated board connects with those credentials: the row turns online without a reload.
   const board = new SimulatedDevice({ server: host, deviceId, secret, board: "pico_w", reconnect: false });
-  t.after(() => board.stop());
+  onEnd(t, () => board.stop());
   board.start();
   await board.waitFor("connected", 10_000);
   await row.getByTestId("device-status").getByText("Online").waitFor(wait);
@@ -187,8 +225,8 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByRole("link", { name: "Projects" }).first().click();
   await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor(wait);
   await shot(page, "projects");
-  await page.getByRole("link", { name: "Greenhouse" }).click();
-  await page.getByRole("link", { name: "Sensor 1" }).click();
+  await page.getByRole("link", { name: "Greenhouse", exact: true }).click();
+  await page.getByRole("link", { name: "Sensor 1", exact: true }).click();
   await page.getByRole("heading", { name: "Sensor 1", level: 1 }).waitFor(wait);
   const status = page.locator(".device-summary").getByTestId("device-status");
   await status.getByText("Online").waitFor(wait);
@@ -232,11 +270,13 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByText("No line matches the level and search.").waitFor(wait);
   await page.getByLabel("Level").selectOption("warn");
   await page.getByLabel("Search").fill("battery");
-  await logs.first().waitFor(wait);
-  assert.equal(await logs.count(), 1);
+  await waitForCount(logs, 1);
+  await logs.getByText("battery low").waitFor(wait);
   await page.getByLabel("Search").fill("");
   await page.getByLabel("Level").selectOption("debug");
   await page.getByRole("button", { name: "Pause" }).click();
+  // The line is sent only once the page shows it is paused, or it could land before the pause.
+  await page.getByText("Paused: 0 new lines waiting.").waitFor(wait);
   board.sendLog("info", "sent while paused");
   await page.getByText("Paused: 1 new line waiting.").waitFor(wait);
   assert.equal(await page.locator(".log-line", { hasText: "sent while paused" }).count(), 0);
@@ -267,7 +307,7 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   const v1 = page.locator("[data-deployment-version='1']");
   const v2 = page.locator("[data-deployment-version='2']");
   await v2.getByText("Live", { exact: true }).waitFor(wait);
-  await v1.getByRole("cell", { name: "you" }).waitFor(wait);
+  await v1.getByRole("cell", { name: "you", exact: true }).waitFor(wait);
   await v1.getByRole("button", { name: "Roll back to v1" }).click();
   const dialog = page.getByRole("dialog", { name: "Make v1 live again?" });
   await dialog.waitFor(wait);
@@ -278,7 +318,7 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByLabel("Name", { exact: true }).fill("WIFI_SSID");
   await page.getByLabel("Value", { exact: true }).fill("greenhouse-net");
   await page.getByRole("button", { name: "Save variable" }).click();
-  await page.getByRole("cell", { name: "hidden value" }).waitFor(wait);
+  await page.getByRole("cell", { name: "hidden value", exact: true }).waitFor(wait);
   assert.equal(await page.getByText("greenhouse-net").count(), 0, "env values are masked");
   await page.getByRole("button", { name: "Show the value of WIFI_SSID" }).click();
   await page.getByText("greenhouse-net").waitFor(wait);
@@ -291,7 +331,10 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByRole("link", { name: "Admin" }).click();
   await page.getByRole("heading", { name: "Admin", level: 1 }).waitFor(wait);
   await page.getByTestId("registration").getByText("Open:").waitFor(wait);
-  await page.getByRole("cell", { name: "admin@example.com (you)" }).waitFor(wait);
+  await page
+    .getByRole("region", { name: "Users" })
+    .getByRole("cell", { name: "admin@example.com (you)", exact: true })
+    .waitFor(wait);
   await page.getByText("deployment.activated").first().waitFor(wait);
   await shot(page, "admin");
 
@@ -420,7 +463,7 @@ test("errors in plain words with their docs link, confirmations, and a session t
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, "project-phone");
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.getByRole("link", { name: "Bench board" }).click();
+  await page.getByRole("link", { name: "Bench board", exact: true }).click();
   await page.getByRole("heading", { name: "Bench board", level: 1 }).waitFor(wait);
   await page.getByText("No logs yet").waitFor(wait);
   await page.getByLabel("Message (JSON)").fill("{not json");
@@ -464,7 +507,7 @@ test("errors in plain words with their docs link, confirmations, and a session t
   await page.getByRole("dialog").getByRole("button", { name: "Delete user" }).click();
   await page
     .getByRole("region", { name: "Users" })
-    .getByRole("cell", { name: "member@example.com" })
+    .getByRole("cell", { name: "member@example.com", exact: true })
     .waitFor({ state: "detached", ...wait });
 
   // The session ends elsewhere (a password change through an API token signs out every browser):

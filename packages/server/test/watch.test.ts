@@ -73,13 +73,13 @@ test("watch: snapshot, then status, log and state events with increasing seq", a
   dev0.send(hello("pico2_w"));
   await dev0.inbox.type("welcome");
   dev0.send({ type: "state", entityId: "temperature", value: 20 });
-  await new Promise((r) => setTimeout(r, 50));
   dev0.ws.close(1000);
   await dev0.closed;
-  // the server notices the close on its own schedule
+  // The server handles a device's frames and its close in order, on its own schedule: once it says
+  // offline, the state before the close is stored.
   await waitUntil(
     async () => (await s.bob.client.api.getDevice({ params: s.ids })).status === "offline",
-    5_000,
+    15_000,
     "the device to be offline",
   );
 

@@ -1,10 +1,29 @@
-import { type FormEvent, useState } from "react";
-import { useAction } from "../hooks/useAction.ts";
-import { ErrorMessage } from "./ErrorMessage.tsx";
+import { api } from "../api.ts";
+import { navigate } from "../router.tsx";
+import { useSession } from "../session.tsx";
+import { type Field, Form } from "./Form.tsx";
 
 export interface Credentials {
   email: string;
   password: string;
+}
+
+/** A new password and its repeat, checked to be the same before anything is sent. */
+export function newPasswordFields<K extends string>(
+  password: K,
+  repeat: K,
+  words: { label: string; hint: string; repeatLabel: string; mismatch: string },
+): Field<K>[] {
+  const secret = { type: "password", autoComplete: "new-password", required: true } as const;
+  return [
+    { name: password, label: words.label, ...secret, minLength: 8, hint: words.hint },
+    {
+      name: repeat,
+      label: words.repeatLabel,
+      ...secret,
+      validate: (value, values) => (value === values[password] ? null : words.mismatch),
+    },
+  ];
 }
 
 /**
@@ -20,77 +39,56 @@ export function AuthForm({
   newPassword: boolean;
   onSubmit: (credentials: Credentials) => Promise<void>;
 }) {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [repeat, setRepeat] = useState("");
-  const [mismatch, setMismatch] = useState(false);
-  const action = useAction(onSubmit);
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (newPassword && password !== repeat) {
-      setMismatch(true);
-      return;
-    }
-    setMismatch(false);
-    void action.run({ email, password });
-  };
-
+  const fields: Field<"email" | "password" | "repeat">[] = [
+    {
+      name: "email",
+      label: "Email",
+      type: "email",
+      autoComplete: newPassword ? "username" : "email",
+      required: true,
+    },
+    ...(newPassword
+      ? newPasswordFields("password", "repeat", {
+          label: "Password",
+          hint: "At least 8 characters. A few unrelated words make a strong password.",
+          repeatLabel: "Repeat the password",
+          mismatch: "The two passwords are not the same.",
+        })
+      : [
+          {
+            name: "password",
+            label: "Password",
+            type: "password",
+            autoComplete: "current-password",
+            required: true,
+          } as const,
+        ]),
+  ];
   return (
-    <form className="form" onSubmit={submit}>
-      <div className="field">
-        <label htmlFor="auth-email">Email</label>
-        <input
-          id="auth-email"
-          type="email"
-          autoComplete={newPassword ? "username" : "email"}
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="auth-password">Password</label>
-        <input
-          id="auth-password"
-          type="password"
-          autoComplete={newPassword ? "new-password" : "current-password"}
-          required
-          minLength={newPassword ? 8 : undefined}
-          aria-describedby={newPassword ? "auth-password-hint" : undefined}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        {newPassword && (
-          <p className="hint" id="auth-password-hint">
-            At least 8 characters. A few unrelated words make a strong password.
-          </p>
-        )}
-      </div>
-      {newPassword && (
-        <div className="field">
-          <label htmlFor="auth-repeat">Repeat the password</label>
-          <input
-            id="auth-repeat"
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-invalid={mismatch || undefined}
-            aria-describedby={mismatch ? "auth-repeat-error" : undefined}
-            value={repeat}
-            onChange={(e) => setRepeat(e.target.value)}
-          />
-          {mismatch && (
-            <p className="field-error" id="auth-repeat-error" role="alert">
-              The two passwords are not the same.
-            </p>
-          )}
-        </div>
-      )}
-      {action.error != null && <ErrorMessage error={action.error} />}
-      <button type="submit" className="button-primary button-block" disabled={action.busy}>
-        {action.busy ? "Please wait…" : submitLabel}
-      </button>
-    </form>
+    <Form
+      layout="stacked"
+      className="form"
+      wideButton
+      fields={fields}
+      submitLabel={submitLabel}
+      busyLabel="Please wait…"
+      onSubmit={({ email, password }) => onSubmit({ email, password })}
+    />
+  );
+}
+
+/** A new account (the admin's on first run), then the projects page, signed in. */
+export function SignUpForm({ submitLabel }: { submitLabel: string }) {
+  const { refresh } = useSession();
+  return (
+    <AuthForm
+      submitLabel={submitLabel}
+      newPassword
+      onSubmit={async (credentials) => {
+        await api.register({ body: credentials });
+        await refresh();
+        navigate("/", { replace: true });
+      }}
+    />
   );
 }

@@ -1,19 +1,17 @@
-import type { Device, LogEntry, WatchEvent } from "@sdk/protocol";
+import type { Device, LogEntry, StateValue, WatchEvent } from "@sdk/protocol";
 import { useEffect, useReducer } from "react";
 import { api } from "../api.ts";
 import { useDeviceWatch, type WatchState } from "./useDeviceWatch.ts";
 
-export interface StateValue {
-  value: unknown;
-  updatedAt: string;
-}
+/** An entity's latest value, kept per entity id. */
+export type LatestValue = Omit<StateValue, "entityId">;
 
 export interface LiveDevice {
   status: "loading" | "error" | "ready";
   error?: unknown;
   device: Device | null;
   /** The latest value per entity id. */
-  state: Record<string, StateValue>;
+  state: Record<string, LatestValue>;
   /** Oldest first, at most `maxLogs`. */
   logs: LogEntry[];
   /** Events the server skipped because this page read too slowly. */
@@ -25,7 +23,7 @@ export const maxLogs = 1000;
 const initialLogs = 200;
 
 type Action =
-  | { type: "loaded"; device: Device; state: Record<string, StateValue>; logs: LogEntry[] }
+  | { type: "loaded"; device: Device; state: Record<string, LatestValue>; logs: LogEntry[] }
   | { type: "failed"; error: unknown }
   | { type: "logs"; logs: LogEntry[] }
   | { type: "event"; event: WatchEvent }
@@ -44,7 +42,7 @@ function mergeLogs(current: LogEntry[], added: LogEntry[]): LogEntry[] {
 }
 
 /** Per entity, the value with the later time wins (REST answers and live events can cross). */
-function mergeState(current: Record<string, StateValue>, added: Record<string, StateValue>) {
+function mergeState(current: Record<string, LatestValue>, added: Record<string, LatestValue>) {
   const merged = { ...current };
   for (const [entityId, value] of Object.entries(added)) {
     const existing = merged[entityId];
@@ -53,7 +51,7 @@ function mergeState(current: Record<string, StateValue>, added: Record<string, S
   return merged;
 }
 
-const stateMap = (list: { entityId: string; value: unknown; updatedAt: string }[]) =>
+const stateMap = (list: StateValue[]): Record<string, LatestValue> =>
   Object.fromEntries(list.map((s) => [s.entityId, { value: s.value, updatedAt: s.updatedAt }]));
 
 function reduce(data: Data, action: Action): Data {

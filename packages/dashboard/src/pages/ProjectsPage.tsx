@@ -1,47 +1,38 @@
 import type { Project } from "@sdk/protocol";
-import { type FormEvent, useState } from "react";
 import { api } from "../api.ts";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Empty, Loading } from "../components/Feedback.tsx";
+import { Form } from "../components/Form.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { RelativeTime } from "../components/Time.tsx";
-import { useAction } from "../hooks/useAction.ts";
 import { useLoad } from "../hooks/useLoad.ts";
 import { useUserNames } from "../hooks/useUserNames.ts";
 import { Link, navigate, paths } from "../router.tsx";
 import { useUser } from "../session.tsx";
 
 function CreateProjectForm() {
-  const [name, setName] = useState("");
-  const create = useAction(async (projectName: string) => {
-    const project = await api.createProject({ body: { name: projectName } });
-    navigate(paths.project(project.id));
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void create.run(name);
-  };
   return (
-    <form className="card form" onSubmit={submit} aria-labelledby="new-project-title">
-      <h2 id="new-project-title">New project</h2>
-      <div className="inline-fields">
-        <div className="field grow">
-          <label htmlFor="project-name">Project name</label>
-          <input
-            id="project-name"
-            required
-            maxLength={100}
-            placeholder="Greenhouse"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </div>
-        <button type="submit" className="button-primary" disabled={create.busy}>
-          {create.busy ? "Creating…" : "Create project"}
-        </button>
-      </div>
-      {create.error != null && <ErrorMessage error={create.error} />}
-    </form>
+    <Form
+      title="New project"
+      titleLevel={2}
+      className="card form"
+      fields={[
+        {
+          name: "name",
+          label: "Project name",
+          required: true,
+          maxLength: 100,
+          placeholder: "Greenhouse",
+          grow: true,
+        },
+      ]}
+      submitLabel="Create project"
+      busyLabel="Creating…"
+      onSubmit={async ({ name }) => {
+        const project = await api.createProject({ body: { name } });
+        navigate(paths.project(project.id));
+      }}
+    />
   );
 }
 

@@ -1,11 +1,9 @@
-import { api } from "../api.ts";
-import { AuthForm } from "../components/AuthForm.tsx";
+import { SignUpForm } from "../components/AuthForm.tsx";
 import { useTitle } from "../hooks/useTitle.ts";
-import { Link, navigate } from "../router.tsx";
-import { useServerInfo, useSession } from "../session.tsx";
+import { Link } from "../router.tsx";
+import { useServerInfo } from "../session.tsx";
 
 export function RegisterPage() {
-  const { refresh } = useSession();
   const server = useServerInfo();
   useTitle("Create an account");
   if (!server?.registrationOpen) {
@@ -26,15 +24,7 @@ export function RegisterPage() {
       <h1 id="page-title" tabIndex={-1}>
         Create an account
       </h1>
-      <AuthForm
-        submitLabel="Create account"
-        newPassword
-        onSubmit={async (credentials) => {
-          await api.register({ body: credentials });
-          await refresh();
-          navigate("/", { replace: true });
-        }}
-      />
+      <SignUpForm submitLabel="Create account" />
       <p className="auth-switch">
         Already have an account? <Link to="/login">Sign in</Link>
       </p>

@@ -7,7 +7,7 @@ import { useUserNames } from "../../hooks/useUserNames.ts";
 import { Link, paths } from "../../router.tsx";
 import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
-import { Empty, Loading } from "../Feedback.tsx";
+import { ListSection } from "../ListSection.tsx";
 import { DateTime } from "../Time.tsx";
 
 const pageSize = 50;
@@ -36,54 +36,54 @@ export function AuditSection() {
   });
 
   return (
-    <section className="card section" aria-labelledby="audit-title">
-      <h2 id="audit-title">Audit log</h2>
-      {first.status === "loading" && <Loading what="the audit log" />}
-      {first.status === "error" && <ErrorMessage error={first.error} onRetry={first.reload} />}
-      {first.status === "ready" &&
-        (entries.length === 0 ? (
-          <Empty title="Nothing recorded yet" />
-        ) : (
-          <>
-            <DataTable
-              caption="Audit log, newest first"
-              columns={["When", "Who", "What", "Project", "Details"]}
-            >
-              {entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td data-label="When">
-                    <DateTime iso={entry.at} />
-                  </td>
-                  <td data-label="Who">{entry.actorId ? userName(entry.actorId) : "system"}</td>
-                  <td data-label="What">
-                    <code>{entry.action}</code>
-                    {entry.targetId && <span className="muted small block">{entry.targetId}</span>}
-                  </td>
-                  <td data-label="Project">
-                    {entry.projectId ? (
-                      projectNames.has(entry.projectId) ? (
-                        <Link to={paths.project(entry.projectId)}>{projectNames.get(entry.projectId)}</Link>
-                      ) : (
-                        <code>{entry.projectId}</code>
-                      )
+    <ListSection
+      id="audit"
+      title="Audit log"
+      list={first}
+      what="the audit log"
+      empty={{ title: "Nothing recorded yet" }}
+    >
+      {(firstPage) => (
+        <>
+          <DataTable
+            caption="Audit log, newest first"
+            columns={["When", "Who", "What", "Project", "Details"]}
+          >
+            {entries.map((entry) => (
+              <tr key={entry.id}>
+                <td data-label="When">
+                  <DateTime iso={entry.at} />
+                </td>
+                <td data-label="Who">{entry.actorId ? userName(entry.actorId) : "system"}</td>
+                <td data-label="What">
+                  <code>{entry.action}</code>
+                  {entry.targetId && <span className="muted small block">{entry.targetId}</span>}
+                </td>
+                <td data-label="Project">
+                  {entry.projectId ? (
+                    projectNames.has(entry.projectId) ? (
+                      <Link to={paths.project(entry.projectId)}>{projectNames.get(entry.projectId)}</Link>
                     ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td data-label="Details" className="small wrap">
-                    {detailText(entry.detail) || "—"}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            {loadOlder.error != null && <ErrorMessage error={loadOlder.error} />}
-            {!exhausted && first.data.length === pageSize && (
-              <button type="button" onClick={() => void loadOlder.run()} disabled={loadOlder.busy}>
-                {loadOlder.busy ? "Loading…" : "Load older entries"}
-              </button>
-            )}
-          </>
-        ))}
-    </section>
+                      <code>{entry.projectId}</code>
+                    )
+                  ) : (
+                    "—"
+                  )}
+                </td>
+                <td data-label="Details" className="small wrap">
+                  {detailText(entry.detail) || "—"}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+          {loadOlder.error != null && <ErrorMessage error={loadOlder.error} />}
+          {!exhausted && firstPage.length === pageSize && (
+            <button type="button" onClick={() => void loadOlder.run()} disabled={loadOlder.busy}>
+              {loadOlder.busy ? "Loading…" : "Load older entries"}
+            </button>
+          )}
+        </>
+      )}
+    </ListSection>
   );
 }

@@ -7,9 +7,11 @@ import { useSession, useUser } from "../../session.tsx";
 import { ConfirmButton } from "../ConfirmButton.tsx";
 import { DataTable } from "../DataTable.tsx";
 import { ErrorMessage } from "../ErrorMessage.tsx";
-import { Loading, Success } from "../Feedback.tsx";
+import { Success } from "../Feedback.tsx";
+import { Options } from "../Form.tsx";
+import { ListSection } from "../ListSection.tsx";
 import { DateTime } from "../Time.tsx";
-import { AddUserForm } from "./AddUserForm.tsx";
+import { AddUserForm, roleOptions } from "./AddUserForm.tsx";
 
 /** Every user, with their role (changeable) and deletion. */
 export function UsersSection() {
@@ -26,15 +28,26 @@ export function UsersSection() {
   });
 
   return (
-    <section className="card section" aria-labelledby="users-title">
-      <h2 id="users-title">Users</h2>
-      {changeRole.error != null && <ErrorMessage error={changeRole.error} />}
-      {changed && <Success>{changed}</Success>}
-      {users.status === "loading" && <Loading what="users" />}
-      {users.status === "error" && <ErrorMessage error={users.error} onRetry={users.reload} />}
-      {users.status === "ready" && (
+    <ListSection
+      id="users"
+      title="Users"
+      list={users}
+      what="users"
+      before={
+        <>
+          {changeRole.error != null && <ErrorMessage error={changeRole.error} />}
+          {changed && <Success>{changed}</Success>}
+        </>
+      }
+      after={
+        <AddUserForm
+          onAdded={(user) => users.setData((list) => [...list.filter((u) => u.id !== user.id), user])}
+        />
+      }
+    >
+      {(list) => (
         <DataTable caption="All users of this server" columns={["Email", "Role", "Joined"]} actions>
-          {users.data.map((user) => (
+          {list.map((user) => (
             <tr key={user.id}>
               <td data-label="Email">
                 {user.email}
@@ -47,8 +60,7 @@ export function UsersSection() {
                   disabled={changeRole.busy}
                   onChange={(e) => void changeRole.run(user, e.target.value as Role)}
                 >
-                  <option value="member">Member</option>
-                  <option value="admin">Admin</option>
+                  <Options choices={roleOptions} />
                 </select>
               </td>
               <td data-label="Joined">
@@ -63,7 +75,7 @@ export function UsersSection() {
                     confirmLabel="Delete user"
                     onConfirm={async () => {
                       await api.deleteUser({ params: { userId: user.id } });
-                      users.setData((list) => list.filter((u) => u.id !== user.id));
+                      users.setData((items) => items.filter((u) => u.id !== user.id));
                     }}
                   >
                     Their projects, devices, tokens and sessions are deleted with them. This cannot be undone.
@@ -74,7 +86,6 @@ export function UsersSection() {
           ))}
         </DataTable>
       )}
-      <AddUserForm onAdded={(user) => users.setData((list) => [...list, user])} />
-    </section>
+    </ListSection>
   );
 }

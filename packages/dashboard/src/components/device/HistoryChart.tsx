@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import { api } from "../../api.ts";
-import type { StateValue } from "../../hooks/useLiveDevice.ts";
+import type { LatestValue } from "../../hooks/useLiveDevice.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Loading } from "../Feedback.tsx";
@@ -22,7 +22,7 @@ export function HistoryChart({
   entityId: string;
   name: string;
   unit?: string;
-  latest: StateValue | undefined;
+  latest: LatestValue | undefined;
 }) {
   const history = useLoad(async () => {
     const entries = await api.getStateHistory({

@@ -1,16 +1,16 @@
-import type { LogEntry } from "@sdk/protocol";
+import type { LogEntry, LogLevel } from "@sdk/protocol";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Empty } from "../Feedback.tsx";
+import { Options } from "../Form.tsx";
 
-const levels = ["debug", "info", "warn", "error"] as const;
-type Level = (typeof levels)[number];
-
-const levelChoices: { value: Level; label: string }[] = [
+/** The levels, least severe first: each choice shows its level and the ones after it. */
+const levelChoices: { value: LogLevel; label: string }[] = [
   { value: "debug", label: "All levels" },
   { value: "info", label: "Info and above" },
   { value: "warn", label: "Warnings and errors" },
   { value: "error", label: "Errors only" },
 ];
+const levels = levelChoices.map((choice) => choice.value);
 
 const clock = new Intl.DateTimeFormat(undefined, {
   hour: "2-digit",
@@ -37,7 +37,7 @@ function LogLine({ entry }: { entry: LogEntry }) {
 
 /** Live logs with a minimum level, a text search and a pause (new lines wait until resumed). */
 export function LogsPanel({ logs }: { logs: LogEntry[] }) {
-  const [minLevel, setMinLevel] = useState<Level>("debug");
+  const [minLevel, setMinLevel] = useState<LogLevel>("debug");
   const [search, setSearch] = useState("");
   const [frozen, setFrozen] = useState<LogEntry[] | null>(null);
   const box = useRef<HTMLElement>(null);
@@ -75,12 +75,8 @@ export function LogsPanel({ logs }: { logs: LogEntry[] }) {
         <div className="toolbar">
           <div className="field field-inline">
             <label htmlFor="log-level">Level</label>
-            <select id="log-level" value={minLevel} onChange={(e) => setMinLevel(e.target.value as Level)}>
-              {levelChoices.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.label}
-                </option>
-              ))}
+            <select id="log-level" value={minLevel} onChange={(e) => setMinLevel(e.target.value as LogLevel)}>
+              <Options choices={levelChoices} />
             </select>
           </div>
           <div className="field field-inline">

@@ -1,5 +1,5 @@
 import type { EntityConfigSchema } from "@sdk/protocol";
-import type { StateValue } from "../../hooks/useLiveDevice.ts";
+import type { LatestValue } from "../../hooks/useLiveDevice.ts";
 import { Empty } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
 
@@ -19,7 +19,7 @@ export function StateCards({
   charted,
   onChart,
 }: {
-  state: Record<string, StateValue>;
+  state: Record<string, LatestValue>;
   entities: Map<string, EntityConfigSchema>;
   charted: string | null;
   onChart: (entityId: string) => void;

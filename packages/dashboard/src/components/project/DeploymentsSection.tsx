@@ -1,14 +1,13 @@
-import type { Deployment } from "@sdk/protocol";
+import type { Deployment, DeploymentStatus } from "@sdk/protocol";
 import { api } from "../../api.ts";
 import type { LoadResult } from "../../hooks/useLoad.ts";
 import { useUserNames } from "../../hooks/useUserNames.ts";
 import { ConfirmButton } from "../ConfirmButton.tsx";
 import { DataTable } from "../DataTable.tsx";
-import { ErrorMessage } from "../ErrorMessage.tsx";
-import { Empty, Loading } from "../Feedback.tsx";
+import { ListSection } from "../ListSection.tsx";
 import { RelativeTime } from "../Time.tsx";
 
-const statusWords: Record<Deployment["status"], string> = {
+const statusWords: Record<DeploymentStatus, string> = {
   active: "Live",
   inactive: "Previous",
   failed: "Failed",
@@ -34,70 +33,73 @@ export function DeploymentsSection({
   // Going back to an older version is a rollback; a newer one that is not live can be made live too.
   const verb = (version: number) => (version < live ? "Roll back to" : "Make live:");
   return (
-    <section className="card section" aria-labelledby="deployments-title">
-      <h2 id="deployments-title">Deployments</h2>
-      {deployments.status === "loading" && <Loading what="deployments" />}
-      {deployments.status === "error" && (
-        <ErrorMessage error={deployments.error} onRetry={deployments.reload} />
-      )}
-      {deployments.status === "ready" &&
-        (deployments.data.length === 0 ? (
-          <Empty title="Nothing deployed yet">
+    <ListSection
+      id="deployments"
+      title="Deployments"
+      list={deployments}
+      what="deployments"
+      empty={{
+        title: "Nothing deployed yet",
+        body: (
+          <>
             Write a device script, then run <code>npx sdk deploy</code> in its directory. The{" "}
             <a href="/docs/scripts" target="_blank" rel="noreferrer">
               script guide
             </a>{" "}
             shows how.
-          </Empty>
-        ) : (
-          <DataTable
-            caption="Deployments, newest first"
-            columns={["Version", "Status", "Deployed", "By"]}
-            actions
-          >
-            {deployments.data.map((deployment) => (
-              <tr key={deployment.id} data-deployment-version={deployment.version}>
-                <td data-label="Version">
-                  <strong>v{deployment.version}</strong>
+          </>
+        ),
+      }}
+    >
+      {(list) => (
+        <DataTable
+          caption="Deployments, newest first"
+          columns={["Version", "Status", "Deployed", "By"]}
+          actions
+        >
+          {list.map((deployment) => (
+            <tr key={deployment.id} data-deployment-version={deployment.version}>
+              <td data-label="Version">
+                <strong>v{deployment.version}</strong>
+                <span className="muted small block">
+                  {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
+                </span>
+              </td>
+              <td data-label="Status">
+                <span className={`pill pill-${deployment.status}`}>{statusWords[deployment.status]}</span>
+                {deployment.error && <pre className="error-text">{deployment.error}</pre>}
+              </td>
+              <td data-label="Deployed">
+                <RelativeTime iso={deployment.createdAt} />
+                {deployment.status === "active" && rolledBack(deployment) && (
                   <span className="muted small block">
-                    {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
+                    live since <RelativeTime iso={deployment.activatedAt} />
                   </span>
-                </td>
-                <td data-label="Status">
-                  <span className={`pill pill-${deployment.status}`}>{statusWords[deployment.status]}</span>
-                  {deployment.error && <pre className="error-text">{deployment.error}</pre>}
-                </td>
-                <td data-label="Deployed">
-                  <RelativeTime iso={deployment.createdAt} />
-                  {deployment.status === "active" && rolledBack(deployment) && (
-                    <span className="muted small block">
-                      live since <RelativeTime iso={deployment.activatedAt} />
-                    </span>
-                  )}
-                </td>
-                <td data-label="By">{userName(deployment.createdBy)}</td>
-                <td data-label="Actions" className="actions">
-                  {deployment.status === "inactive" && (
-                    <ConfirmButton
-                      label={`${verb(deployment.version)} v${deployment.version}`}
-                      className="button-small"
-                      title={`Make v${deployment.version} live again?`}
-                      confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
-                      onConfirm={async () => {
-                        await api.activateDeployment({
-                          params: { projectId, deploymentId: deployment.id },
-                        });
-                        onActivated();
-                      }}
-                    >
-                      Connected devices switch to this version without disconnecting.
-                    </ConfirmButton>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        ))}
-    </section>
+                )}
+              </td>
+              <td data-label="By">{userName(deployment.createdBy)}</td>
+              <td data-label="Actions" className="actions">
+                {deployment.status === "inactive" && (
+                  <ConfirmButton
+                    label={`${verb(deployment.version)} v${deployment.version}`}
+                    className="button-small"
+                    title={`Make v${deployment.version} live again?`}
+                    confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
+                    onConfirm={async () => {
+                      await api.activateDeployment({
+                        params: { projectId, deploymentId: deployment.id },
+                      });
+                      onActivated();
+                    }}
+                  >
+                    Connected devices switch to this version without disconnecting.
+                  </ConfirmButton>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </ListSection>
   );
 }

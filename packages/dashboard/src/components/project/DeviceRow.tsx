@@ -1,4 +1,4 @@
-import type { Device } from "@sdk/protocol";
+import type { Board, Device } from "@sdk/protocol";
 import { useEffect, useState } from "react";
 import { api } from "../../api.ts";
 import { useDeviceWatch } from "../../hooks/useDeviceWatch.ts";
@@ -7,7 +7,7 @@ import { ConfirmButton } from "../ConfirmButton.tsx";
 import { StatusBadge } from "../StatusBadge.tsx";
 import { RelativeTime } from "../Time.tsx";
 
-export const boardNames: Record<Device["board"], string> = { pico_w: "Pico W", pico2_w: "Pico 2 W" };
+export const boardNames: Record<Board, string> = { pico_w: "Pico W", pico2_w: "Pico 2 W" };
 
 /** One device with its status kept live by a watch socket. */
 export function DeviceRow({

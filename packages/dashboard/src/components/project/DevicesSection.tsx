@@ -1,13 +1,14 @@
 import type { Board, DeviceCredentials as Credentials, Device } from "@sdk/protocol";
-import { type FormEvent, useCallback, useState } from "react";
+import { useCallback, useState } from "react";
 import { api } from "../../api.ts";
-import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { DataTable } from "../DataTable.tsx";
-import { ErrorMessage } from "../ErrorMessage.tsx";
-import { Empty, Loading } from "../Feedback.tsx";
+import { Form } from "../Form.tsx";
+import { ListSection } from "../ListSection.tsx";
 import { DeviceCredentials } from "./DeviceCredentials.tsx";
 import { boardNames, DeviceRow } from "./DeviceRow.tsx";
+
+const boardOptions = Object.entries(boardNames).map(([value, label]) => ({ value, label }));
 
 function AddDeviceForm({
   projectId,
@@ -16,48 +17,31 @@ function AddDeviceForm({
   projectId: string;
   onAdded: (device: Device, credentials: Credentials) => void;
 }) {
-  const [name, setName] = useState("");
-  const [board, setBoard] = useState<Board>("pico_w");
-  const add = useAction(async () => {
-    const created = await api.createDevice({ params: { projectId }, body: { name, board } });
-    setName("");
-    onAdded(created.device, created.credentials);
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void add.run();
-  };
   return (
-    <form className="form subcard" onSubmit={submit} aria-labelledby="add-device-title">
-      <h3 id="add-device-title">Add a device</h3>
-      <div className="inline-fields">
-        <div className="field grow">
-          <label htmlFor="device-name">Device name</label>
-          <input
-            id="device-name"
-            required
-            maxLength={100}
-            placeholder="Sensor 1"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="device-board">Board</label>
-          <select id="device-board" value={board} onChange={(e) => setBoard(e.target.value as Board)}>
-            {Object.entries(boardNames).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" className="button-primary" disabled={add.busy}>
-          {add.busy ? "Adding…" : "Add device"}
-        </button>
-      </div>
-      {add.error != null && <ErrorMessage error={add.error} />}
-    </form>
+    <Form
+      title="Add a device"
+      fields={[
+        {
+          name: "name",
+          label: "Device name",
+          required: true,
+          maxLength: 100,
+          placeholder: "Sensor 1",
+          grow: true,
+        },
+        { name: "board", label: "Board", type: "select", options: boardOptions },
+      ]}
+      submitLabel="Add device"
+      busyLabel="Adding…"
+      clearOnSuccess={["name"]}
+      onSubmit={async ({ name, board }) => {
+        const created = await api.createDevice({
+          params: { projectId },
+          body: { name, board: board as Board },
+        });
+        onAdded(created.device, created.credentials);
+      }}
+    />
   );
 }
 
@@ -78,54 +62,59 @@ export function DevicesSection({ projectId }: { projectId: string }) {
   );
 
   return (
-    <section className="card section" aria-labelledby="devices-title">
-      <h2 id="devices-title">Devices</h2>
-      {shown && (
-        <DeviceCredentials
-          deviceName={shown.deviceName}
-          credentials={shown.credentials}
-          rotated={shown.rotated}
-          onDone={() => setShown(null)}
+    <ListSection
+      id="devices"
+      title="Devices"
+      list={devices}
+      what="devices"
+      empty={{
+        title: "No devices yet",
+        body: "Add one below: you get its credentials for a Pico W / Pico 2 W, or for the simulated board.",
+      }}
+      before={
+        shown && (
+          <DeviceCredentials
+            deviceName={shown.deviceName}
+            credentials={shown.credentials}
+            rotated={shown.rotated}
+            onDone={() => setShown(null)}
+          />
+        )
+      }
+      after={
+        <AddDeviceForm
+          projectId={projectId}
+          onAdded={(device, credentials) => {
+            setShown({ deviceName: device.name, credentials, rotated: false });
+            setData((list) => [...list.filter((d) => d.id !== device.id), device]);
+          }}
         />
+      }
+    >
+      {(list) => (
+        <DataTable
+          caption="Devices of this project, with live status"
+          columns={["Device", "Status", "Last seen", "Firmware"]}
+          actions
+        >
+          {[...list]
+            .sort((a, b) => a.name.localeCompare(b.name))
+            .map((device) => (
+              <DeviceRow
+                key={device.id}
+                device={device}
+                onGone={onGone}
+                onRotated={(d, secret) =>
+                  setShown({
+                    deviceName: d.name,
+                    credentials: { deviceId: d.id, secret },
+                    rotated: true,
+                  })
+                }
+              />
+            ))}
+        </DataTable>
       )}
-      {devices.status === "loading" && <Loading what="devices" />}
-      {devices.status === "error" && <ErrorMessage error={devices.error} onRetry={devices.reload} />}
-      {devices.status === "ready" &&
-        (devices.data.length === 0 ? (
-          <Empty title="No devices yet">
-            Add one below: you get its credentials for a Pico W / Pico 2 W, or for the simulated board.
-          </Empty>
-        ) : (
-          <DataTable
-            caption="Devices of this project, with live status"
-            columns={["Device", "Status", "Last seen", "Firmware"]}
-            actions
-          >
-            {[...devices.data]
-              .sort((a, b) => a.name.localeCompare(b.name))
-              .map((device) => (
-                <DeviceRow
-                  key={device.id}
-                  device={device}
-                  onGone={onGone}
-                  onRotated={(d, secret) =>
-                    setShown({
-                      deviceName: d.name,
-                      credentials: { deviceId: d.id, secret },
-                      rotated: true,
-                    })
-                  }
-                />
-              ))}
-          </DataTable>
-        ))}
-      <AddDeviceForm
-        projectId={projectId}
-        onAdded={(device, credentials) => {
-          setShown({ deviceName: device.name, credentials, rotated: false });
-          setData((list) => [...list, device]);
-        }}
-      />
-    </section>
+    </ListSection>
   );
 }

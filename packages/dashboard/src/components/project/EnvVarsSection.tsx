@@ -1,66 +1,43 @@
 import { type EnvVar, envVarNamePattern } from "@sdk/protocol";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { api } from "../../api.ts";
-import { useAction } from "../../hooks/useAction.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { ConfirmButton } from "../ConfirmButton.tsx";
 import { DataTable } from "../DataTable.tsx";
-import { ErrorMessage } from "../ErrorMessage.tsx";
-import { Empty, Loading } from "../Feedback.tsx";
+import { Form } from "../Form.tsx";
+import { ListSection } from "../ListSection.tsx";
 import { RelativeTime } from "../Time.tsx";
 
 function SetEnvVarForm({ projectId, onSaved }: { projectId: string; onSaved: (envVar: EnvVar) => void }) {
-  const [name, setName] = useState("");
-  const [value, setValue] = useState("");
-  const save = useAction(async () => {
-    const saved = await api.setEnvVar({ params: { projectId, name }, body: { value } });
-    setName("");
-    setValue("");
-    onSaved(saved);
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void save.run();
-  };
   return (
-    <form className="form subcard" onSubmit={submit} aria-labelledby="set-env-title">
-      <h3 id="set-env-title">Set a variable</h3>
-      <div className="inline-fields">
-        <div className="field">
-          <label htmlFor="env-name">Name</label>
-          <input
-            id="env-name"
-            required
-            maxLength={64}
-            pattern={envVarNamePattern.source}
-            aria-describedby="env-name-hint"
-            spellCheck={false}
-            autoCapitalize="characters"
-            placeholder="WIFI_SSID"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </div>
-        <div className="field grow">
-          <label htmlFor="env-value">Value</label>
-          <input
-            id="env-value"
-            autoComplete="off"
-            spellCheck={false}
-            value={value}
-            onChange={(e) => setValue(e.target.value)}
-          />
-        </div>
-        <button type="submit" className="button-primary" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save variable"}
-        </button>
-      </div>
-      <p className="hint" id="env-name-hint">
-        Upper-case letters, digits and _ (e.g. <code>API_KEY</code>). Setting an existing name replaces its
-        value. Scripts read it as <code>this.env.NAME</code>.
-      </p>
-      {save.error != null && <ErrorMessage error={save.error} />}
-    </form>
+    <Form
+      title="Set a variable"
+      fields={[
+        {
+          name: "name",
+          label: "Name",
+          required: true,
+          maxLength: 64,
+          pattern: envVarNamePattern,
+          code: "upper-case",
+          placeholder: "WIFI_SSID",
+        },
+        { name: "value", label: "Value", autoComplete: "off", code: true, grow: true },
+      ]}
+      note={
+        <>
+          Upper-case letters, digits and _ (e.g. <code>API_KEY</code>). Setting an existing name replaces its
+          value. Scripts read it as <code>this.env.NAME</code>.
+        </>
+      }
+      noteFor="name"
+      submitLabel="Save variable"
+      busyLabel="Saving…"
+      clearOnSuccess={["name", "value"]}
+      onSubmit={async ({ name, value }) => {
+        onSaved(await api.setEnvVar({ params: { projectId, name }, body: { value } }));
+      }}
+    />
   );
 }
 
@@ -125,33 +102,36 @@ export function EnvVarsSection({ projectId }: { projectId: string }) {
   const vars = useLoad(() => api.listEnvVars({ params: { projectId } }), [projectId]);
   const { setData } = vars;
   return (
-    <section className="card section" aria-labelledby="env-title">
-      <h2 id="env-title">Environment variables</h2>
-      {vars.status === "loading" && <Loading what="environment variables" />}
-      {vars.status === "error" && <ErrorMessage error={vars.error} onRetry={vars.reload} />}
-      {vars.status === "ready" &&
-        (vars.data.length === 0 ? (
-          <Empty title="No variables">
-            Settings and secrets for your script (Wi-Fi names, API keys) go here.
-          </Empty>
-        ) : (
-          <DataTable caption="Environment variables" columns={["Name", "Value", "Updated"]} actions>
-            {[...vars.data]
-              .sort((a, b) => a.name.localeCompare(b.name))
-              .map((envVar) => (
-                <EnvVarRow
-                  key={envVar.name}
-                  projectId={projectId}
-                  envVar={envVar}
-                  onRemoved={() => setData((list) => list.filter((v) => v.name !== envVar.name))}
-                />
-              ))}
-          </DataTable>
-        ))}
-      <SetEnvVarForm
-        projectId={projectId}
-        onSaved={(saved) => setData((list) => [...list.filter((v) => v.name !== saved.name), saved])}
-      />
-    </section>
+    <ListSection
+      id="env"
+      title="Environment variables"
+      list={vars}
+      what="environment variables"
+      empty={{
+        title: "No variables",
+        body: "Settings and secrets for your script (Wi-Fi names, API keys) go here.",
+      }}
+      after={
+        <SetEnvVarForm
+          projectId={projectId}
+          onSaved={(saved) => setData((list) => [...list.filter((v) => v.name !== saved.name), saved])}
+        />
+      }
+    >
+      {(list) => (
+        <DataTable caption="Environment variables" columns={["Name", "Value", "Updated"]} actions>
+          {[...list]
+            .sort((a, b) => a.name.localeCompare(b.name))
+            .map((envVar) => (
+              <EnvVarRow
+                key={envVar.name}
+                projectId={projectId}
+                envVar={envVar}
+                onRemoved={() => setData((items) => items.filter((v) => v.name !== envVar.name))}
+              />
+            ))}
+        </DataTable>
+      )}
+    </ListSection>
   );
 }
