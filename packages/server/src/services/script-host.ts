@@ -177,10 +177,11 @@ export function scriptHostService(deps: {
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
           running.get(projectId)?.sandbox.deliver(deviceId, message);
         }),
-        bus.subscribe("env.changed", ({ projectId }) => {
+        // Returned, so the request that changed a variable answers once running scripts see it.
+        bus.subscribe("env.changed", async ({ projectId }) => {
           const entry = running.get(projectId);
           if (!entry) return;
-          env.forScripts(projectId).then((vars) => entry.sandbox.setEnv(vars), onError);
+          entry.sandbox.setEnv(await env.forScripts(projectId));
         }),
       ];
     },
