@@ -2,11 +2,11 @@
 // with a fresh data directory. The client meets it exactly as the CLI and the dashboard do.
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@sdk/test-helpers";
 
 const serverMain = fileURLToPath(import.meta.resolve("@sdk/server/main"));
 
@@ -18,18 +18,6 @@ export interface ServerProcess {
   start(): Promise<void>;
   /** Stops it if running and removes its data directory. */
   dispose(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== "object" || !address) throw new Error("no port from listen(0)");
-  return address.port;
 }
 
 export async function startServer(): Promise<ServerProcess> {
