@@ -29,8 +29,6 @@ export const temporaryUnused: string[] = [
   "exports packages/server/src/http/error-handler.ts: sendError",
   "exports packages/server/src/http/route.ts: parseInput",
   "exports packages/server/src/lib/ids.ts: randomBase32",
-  "exports packages/server/src/services/device-state.ts: entityIdPattern",
-  "exports packages/server/src/services/device-state.ts: stateLimits",
   "exports packages/server/src/ws/watch-socket.ts: watchBufferLimitBytes",
   "exports packages/server/src/ws/watch-socket.ts: watchMaxDropped",
   "exports packages/simulator/src/hardware/uart.ts: uartChunkBytes",

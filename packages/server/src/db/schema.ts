@@ -1,3 +1,4 @@
+import type { Board, ConnectionState, LogLevel, LogSource, Role } from "@sdk/protocol";
 import type { Generated } from "kysely";
 
 /** Times are milliseconds since the epoch, stored as 64-bit integers on both dialects. */
@@ -7,7 +8,7 @@ export interface UsersTable {
   id: string;
   email: string;
   passwordHash: string;
-  role: "admin" | "member";
+  role: Role;
   createdAt: Millis;
   updatedAt: Millis;
 }
@@ -41,9 +42,9 @@ export interface DevicesTable {
   id: string;
   projectId: string;
   name: string;
-  board: "pico_w" | "pico2_w";
+  board: Board;
   secretHash: string;
-  status: Generated<"online" | "offline">;
+  status: Generated<ConnectionState>;
   lastSeenAt: Millis | null;
   firmwareVersion: string | null;
   createdAt: Millis;
@@ -79,8 +80,8 @@ export interface DeviceLogsTable {
   id: string;
   deviceId: string;
   at: Millis;
-  level: "debug" | "info" | "warn" | "error";
-  source: "device" | "system" | "script";
+  level: LogLevel;
+  source: LogSource;
   message: string;
 }
 
