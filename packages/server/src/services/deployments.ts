@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Deployment, DeploymentManifest, type EntityConfigSchema } from "@sdk/protocol";
+import { type Deployment, DeploymentManifest, type EntityConfig } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -129,7 +129,7 @@ export function deploymentsService(deps: {
     },
 
     /** The Home Assistant entities of the live deployment. */
-    async entities(principal: Principal, projectId: string): Promise<EntityConfigSchema[]> {
+    async entities(principal: Principal, projectId: string): Promise<EntityConfig[]> {
       await visibleProject(principal, projectId);
       const active = await repos.deployments.active(projectId);
       return active ? DeploymentManifest.parse(JSON.parse(active.manifest)).entities : [];
