@@ -13,7 +13,7 @@ export interface UsersTable {
   updatedAt: Millis;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   /** SHA-256 of the cookie value; the cookie itself is never stored. */
   id: string;
   userId: string;
@@ -51,7 +51,7 @@ export interface DevicesTable {
   updatedAt: Millis;
 }
 
-export interface EnvVarsTable {
+interface EnvVarsTable {
   projectId: string;
   name: string;
   /** AES-256-GCM, see lib/secret-box.ts. */
@@ -70,7 +70,7 @@ export interface AuditLogTable {
   detail: string;
 }
 
-export interface ReadinessTable {
+interface ReadinessTable {
   id: string;
   checkedAt: Millis;
 }
@@ -85,7 +85,7 @@ export interface DeviceLogsTable {
   message: string;
 }
 
-export interface DeviceStateTable {
+interface DeviceStateTable {
   deviceId: string;
   entityId: string;
   /** JSON. */
@@ -93,7 +93,7 @@ export interface DeviceStateTable {
   updatedAt: Millis;
 }
 
-export interface DeviceStateHistoryTable {
+interface DeviceStateHistoryTable {
   id: string;
   deviceId: string;
   entityId: string;

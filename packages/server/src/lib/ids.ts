@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
 
 /** Random lowercase base32: `bits` of entropy per 5 bits a character. */
-export function randomBase32(length: number): string {
+function randomBase32(length: number): string {
   const bytes = randomBytes(length);
   let out = "";
   for (const byte of bytes) out += alphabet[byte & 31];

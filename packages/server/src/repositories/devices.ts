@@ -92,4 +92,3 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     },
   };
 }
-export type DevicesRepository = ReturnType<typeof devicesRepository>;

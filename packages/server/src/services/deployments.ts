@@ -136,4 +136,3 @@ export function deploymentsService(deps: {
     },
   };
 }
-export type DeploymentsService = ReturnType<typeof deploymentsService>;
