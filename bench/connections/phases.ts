@@ -196,6 +196,6 @@ function perDevice(bytes: number, n: number): number {
   return Math.round(bytes / n);
 }
 
-export function mib(bytes: number): string {
+function mib(bytes: number): string {
   return `${(bytes / kib / kib).toFixed(1)} MiB`;
 }

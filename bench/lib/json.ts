@@ -8,7 +8,7 @@ const lineWidth = 110;
  * JSON laid out as the repository's formatter (Biome) lays it out, so written results pass
  * `npm run lint`: objects one member per line, arrays of plain values on one line when they fit.
  */
-export function toJson(value: unknown, indent = "", prefixWidth = 0): string {
+function toJson(value: unknown, indent = "", prefixWidth = 0): string {
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";

@@ -141,7 +141,7 @@ export class SdkTarget extends Target {
  * A plain `ws` server standing in for the sdk (`script`, relative to the repository root, e.g.
  * bench/connections/reference-server.ts): any Basic credentials are accepted.
  */
-export class ReferenceTarget extends Target {
+class ReferenceTarget extends Target {
   readonly name = "reference";
   readonly script: string;
 

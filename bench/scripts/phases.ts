@@ -21,7 +21,7 @@ export interface StepResult extends Omit<LoadStep, "type"> {
   quiet: { waitedMs: number; otherPercent: number };
 }
 
-export interface FleetResult {
+interface FleetResult {
   devices: number;
   /** Devices with a watch socket: only their messages are timed. */
   watched: number;

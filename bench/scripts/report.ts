@@ -5,7 +5,7 @@ import type { StepResult, TargetResult } from "./phases.ts";
 const mib = (b: number) => b / 1024 / 1024;
 
 /** Part 1: one row per way of calling the handler. */
-export function callsTable(calls: CallsResult): string {
+function callsTable(calls: CallsResult): string {
   const base = calls.rates[0]?.callsPerSecond;
   return markdownTable(
     [
@@ -28,7 +28,7 @@ export function callsTable(calls: CallsResult): string {
 }
 
 /** Part 1: single calls with the process idle in between. */
-export function spacedTable(calls: CallsResult): string {
+function spacedTable(calls: CallsResult): string {
   return markdownTable(
     ["one call per 1 ms timer", "median (µs)", "p90 (µs)"],
     calls.spaced.map((s) => [s.name, cell(s.medianUs, 1), cell(s.p90Us, 1)]),
@@ -36,7 +36,7 @@ export function spacedTable(calls: CallsResult): string {
 }
 
 /** Part 1: QuickJS memory per script instance. */
-export function memoryTable(calls: CallsResult): string {
+function memoryTable(calls: CallsResult): string {
   const m = calls.memory;
   const first = m.growth[0];
   return markdownTable(
@@ -79,7 +79,7 @@ function stepCells(s: StepResult | undefined): string[] {
  * Part 2: per fleet size and offered rate, a row per server and their ratio (sdk / reference) for
  * throughput, latency and server CPU.
  */
-export function e2eTable(results: readonly TargetResult[]): string {
+function e2eTable(results: readonly TargetResult[]): string {
   const sdk = results.find((r) => r.target === "sdk");
   const reference = results.find((r) => r.target === "reference");
   const rows: string[][] = [];

@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from "node:util";
 import type { Globals } from "./context.ts";
 
-export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 /** One `sdk` command: its options, help text and what it does. Returns the exit code. */
 export interface Command {

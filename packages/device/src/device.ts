@@ -22,8 +22,6 @@ export interface DeviceBridge {
   send(messageJson: string): void;
 }
 
-/** @deprecated Use {@link PinLevel} (a 0/1 level; `true`/`false` are accepted where a level is written). */
-export type Level = PinLevel;
 export type { Edge, PinLevel, PinMode, Pull };
 export type Rgb = [red: number, green: number, blue: number];
 export type ByteData = number[] | Uint8Array | string;

@@ -22,7 +22,6 @@ export {
   Device,
   type DeviceBridge,
   type Edge,
-  type Level,
   type OutgoingMessage,
   type PinLevel,
   type PinMode,

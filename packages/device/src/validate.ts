@@ -13,7 +13,7 @@ import { invalid } from "./errors.ts";
 // arguments themselves are checked by the protocol's `checkCommand`, as the server and devices do.
 
 /** UTF-8 bytes of a string (QuickJS has no TextEncoder). */
-export function utf8Bytes(text: string): number[] {
+function utf8Bytes(text: string): number[] {
   const out: number[] = [];
   for (const char of text) {
     let c = char.codePointAt(0)!;

@@ -13,7 +13,7 @@ import {
 import { z } from "zod";
 
 /** A tool failure to report to the agent (never a crash of the server). */
-export class ToolError extends Error {
+class ToolError extends Error {
   readonly code: string;
   readonly docs?: string;
 
@@ -46,7 +46,7 @@ async function client(ctx: ToolContext): Promise<SdkClient> {
 }
 
 /** Readable text plus the same data as structured content. */
-export function ok(text: string, data: Record<string, unknown>): CallToolResult {
+function ok(text: string, data: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: data };
 }
 

@@ -4,7 +4,7 @@ import fastifyCookie from "@fastify/cookie";
 import fastifyWebsocket from "@fastify/websocket";
 import { dashboardDistUrl } from "@sdk/dashboard/built";
 import { docsDirUrl } from "@sdk/docs";
-import { maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
+import { deviceCloseCodes, maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
@@ -204,7 +204,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     close() {
       closing ??= (async () => {
         await parts.stop();
-        for (const client of app.websocketServer.clients) client.close(1001, "server shutting down");
+        for (const client of app.websocketServer.clients)
+          client.close(deviceCloseCodes.goingAway, "server shutting down");
         await app.close();
         services.auditLog.stop();
         await database.close();

@@ -1,6 +1,7 @@
 import path from "node:path";
 
-export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+/** The server's own log levels (pino's), not a device log line's `LogLevel`. */
+type ServerLogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
 export interface Config {
   port: number;
@@ -11,7 +12,7 @@ export interface Config {
   allowRegistration: boolean;
   /** The URL users reach the server at, without a trailing slash; `null` to derive it from each request. */
   publicUrl: string | null;
-  logLevel: LogLevel;
+  logLevel: ServerLogLevel;
   /** `pretty` for people, `json` for log collectors; `auto` picks pretty on a terminal. */
   logFormat: "pretty" | "json";
   trustProxy: boolean;
@@ -37,7 +38,7 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-const logLevels: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+const serverLogLevels: ServerLogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
@@ -104,7 +105,7 @@ export function loadConfig(
     ),
     allowRegistration: boolean(env, "ALLOW_REGISTRATION", true),
     publicUrl: publicUrl?.replace(/\/+$/, "") ?? null,
-    logLevel: oneOf(env, "LOG_LEVEL", "info", logLevels),
+    logLevel: oneOf(env, "LOG_LEVEL", "info", serverLogLevels),
     logFormat: format === "auto" ? (isTTY ? "pretty" : "json") : format,
     trustProxy: boolean(env, "TRUST_PROXY", false),
     rateLimit: {

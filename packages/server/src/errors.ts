@@ -21,8 +21,6 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what = "Not found") => new AppError("not_found", what);
-
 /** SQLite busy/locked/read-only/full/I-O errors and PostgreSQL connection failures. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; errcode?: number; message?: string };

@@ -7,7 +7,7 @@ import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
 import { WriteBatcher } from "./write-batcher.ts";
 
-export type Dialect = "sqlite" | "postgres";
+type Dialect = "sqlite" | "postgres";
 
 export interface Database {
   db: Kysely<DB>;

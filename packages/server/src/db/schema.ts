@@ -1,3 +1,4 @@
+import type { Board, ConnectionState, LogLevel, LogSource, Role } from "@sdk/protocol";
 import type { Generated } from "kysely";
 
 /** Times are milliseconds since the epoch, stored as 64-bit integers on both dialects. */
@@ -7,12 +8,12 @@ export interface UsersTable {
   id: string;
   email: string;
   passwordHash: string;
-  role: "admin" | "member";
+  role: Role;
   createdAt: Millis;
   updatedAt: Millis;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   /** SHA-256 of the cookie value; the cookie itself is never stored. */
   id: string;
   userId: string;
@@ -41,16 +42,16 @@ export interface DevicesTable {
   id: string;
   projectId: string;
   name: string;
-  board: "pico_w" | "pico2_w";
+  board: Board;
   secretHash: string;
-  status: Generated<"online" | "offline">;
+  status: Generated<ConnectionState>;
   lastSeenAt: Millis | null;
   firmwareVersion: string | null;
   createdAt: Millis;
   updatedAt: Millis;
 }
 
-export interface EnvVarsTable {
+interface EnvVarsTable {
   projectId: string;
   name: string;
   /** AES-256-GCM, see lib/secret-box.ts. */
@@ -69,7 +70,7 @@ export interface AuditLogTable {
   detail: string;
 }
 
-export interface ReadinessTable {
+interface ReadinessTable {
   id: string;
   checkedAt: Millis;
 }
@@ -79,12 +80,12 @@ export interface DeviceLogsTable {
   id: string;
   deviceId: string;
   at: Millis;
-  level: "debug" | "info" | "warn" | "error";
-  source: "device" | "system" | "script";
+  level: LogLevel;
+  source: LogSource;
   message: string;
 }
 
-export interface DeviceStateTable {
+interface DeviceStateTable {
   deviceId: string;
   entityId: string;
   /** JSON. */
@@ -92,7 +93,7 @@ export interface DeviceStateTable {
   updatedAt: Millis;
 }
 
-export interface DeviceStateHistoryTable {
+interface DeviceStateHistoryTable {
   id: string;
   deviceId: string;
   entityId: string;

@@ -2,7 +2,7 @@ import { type ErrorCode, errorDocsPath } from "@sdk/protocol";
 import type { FastifyRequest } from "fastify";
 
 /** The server's own base URL as the caller sees it: PUBLIC_URL when set, else from the request. */
-export function baseUrl(request: FastifyRequest, publicUrl: string | null): string {
+function baseUrl(request: FastifyRequest, publicUrl: string | null): string {
   return publicUrl ?? `${request.protocol}://${request.host}`;
 }
 

@@ -25,7 +25,7 @@ function toAppError(error: FastifyError): AppError {
   return new AppError("internal_error");
 }
 
-export function sendError(
+function sendError(
   reply: FastifyReply,
   request: FastifyRequest,
   publicUrl: string | null,

@@ -1,18 +1,19 @@
 import { randomBytes } from "node:crypto";
+import { idLength } from "@sdk/protocol";
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
 
 /** Random lowercase base32: `bits` of entropy per 5 bits a character. */
-export function randomBase32(length: number): string {
+function randomBase32(length: number): string {
   const bytes = randomBytes(length);
   let out = "";
   for (const byte of bytes) out += alphabet[byte & 31];
   return out;
 }
 
-/** An opaque id such as `prj_3k7…`: a prefix and 100 random bits. */
+/** An opaque id such as `prj_3k7…`: a prefix and `idLength` random characters (100 bits). */
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBase32(20)}`;
+  return `${prefix}_${randomBase32(idLength)}`;
 }
 
 /** The same 32 characters in ASCII order, so that sortable ids compare as text in time order. */

@@ -50,4 +50,3 @@ export function apiTokensRepository(db: Kysely<DB>) {
     },
   };
 }
-export type ApiTokensRepository = ReturnType<typeof apiTokensRepository>;

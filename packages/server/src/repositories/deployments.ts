@@ -74,4 +74,3 @@ export function deploymentsRepository(db: Kysely<DB>) {
       }),
   };
 }
-export type DeploymentsRepository = ReturnType<typeof deploymentsRepository>;

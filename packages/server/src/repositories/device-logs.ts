@@ -47,4 +47,3 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     },
   };
 }
-export type DeviceLogsRepository = ReturnType<typeof deviceLogsRepository>;

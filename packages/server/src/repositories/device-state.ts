@@ -90,4 +90,3 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     },
   };
 }
-export type DeviceStateRepository = ReturnType<typeof deviceStateRepository>;

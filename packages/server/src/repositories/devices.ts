@@ -1,3 +1,4 @@
+import type { ConnectionState } from "@sdk/protocol";
 import type { Kysely, Selectable } from "kysely";
 import type { DB, DevicesTable } from "../db/schema.ts";
 import type { WriteBatcher } from "../db/write-batcher.ts";
@@ -64,7 +65,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     /** Group-committed: after a restart thousands of boards say hello at once. */
     setPresence: (
       id: string,
-      fields: { status: "online" | "offline"; lastSeenAt: number; firmwareVersion?: string },
+      fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string },
     ) =>
       batcher.run(async (tx) => {
         await tx.updateTable("devices").set(fields).where("id", "=", id).execute();
@@ -91,4 +92,3 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     },
   };
 }
-export type DevicesRepository = ReturnType<typeof devicesRepository>;

@@ -61,4 +61,3 @@ export function envVarsRepository(db: Kysely<DB>) {
     },
   };
 }
-export type EnvVarsRepository = ReturnType<typeof envVarsRepository>;

@@ -45,4 +45,3 @@ export function projectsRepository(db: Kysely<DB>) {
     },
   };
 }
-export type ProjectsRepository = ReturnType<typeof projectsRepository>;

@@ -28,4 +28,3 @@ export function sessionsRepository(db: Kysely<DB>) {
     },
   };
 }
-export type SessionsRepository = ReturnType<typeof sessionsRepository>;

@@ -47,4 +47,3 @@ export function usersRepository(db: Kysely<DB>) {
     },
   };
 }
-export type UsersRepository = ReturnType<typeof usersRepository>;

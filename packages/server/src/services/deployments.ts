@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Deployment, DeploymentManifest, type EntityConfigSchema } from "@sdk/protocol";
+import { type Deployment, DeploymentManifest, type EntityConfig, idPrefixes } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -93,7 +93,7 @@ export function deploymentsService(deps: {
           "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
         );
       }
-      const id = newSortableId("dep", now);
+      const id = newSortableId(idPrefixes.deployment, now);
       await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
       const row = await repos.deployments.insert({
         id,
@@ -129,11 +129,10 @@ export function deploymentsService(deps: {
     },
 
     /** The Home Assistant entities of the live deployment. */
-    async entities(principal: Principal, projectId: string): Promise<EntityConfigSchema[]> {
+    async entities(principal: Principal, projectId: string): Promise<EntityConfig[]> {
       await visibleProject(principal, projectId);
       const active = await repos.deployments.active(projectId);
       return active ? DeploymentManifest.parse(JSON.parse(active.manifest)).entities : [];
     },
   };
 }
-export type DeploymentsService = ReturnType<typeof deploymentsService>;

@@ -1,4 +1,4 @@
-import type { Board, LogEntry } from "@sdk/protocol";
+import { type Board, type LogEntry, textLimits } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -24,7 +24,8 @@ export async function requireVisibleDevice(
 }
 
 const pruneEvery = 50;
-const maxMessageLength = 4096;
+/** Script and system lines are kept to the length the protocol allows a device's log line. */
+const maxMessageLength = textLimits.logMessage;
 
 /** Device logs: the device's own lines plus system entries, bounded per device by count and age. */
 export function deviceLogsService(deps: {

@@ -1,4 +1,4 @@
-import type { StateValue } from "@sdk/protocol";
+import { entityIdPattern, type StateValue, stateLimits } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -8,8 +8,6 @@ import { type Principal, viewerOf } from "./auth.ts";
 import { type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
 import { iso } from "./views.ts";
 
-export const stateLimits = { valueMaxBytes: 8192, entitiesPerDevice: 200 } as const;
-export const entityIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 const pruneEvery = 50;
 
 /** The latest value of each entity of a device, with a bounded history per entity. */

@@ -73,4 +73,3 @@ export function projectsService(deps: {
     },
   };
 }
-export type ProjectsService = ReturnType<typeof projectsService>;

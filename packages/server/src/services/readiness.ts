@@ -14,4 +14,3 @@ export function readinessService(deps: {
     },
   };
 }
-export type ReadinessService = ReturnType<typeof readinessService>;

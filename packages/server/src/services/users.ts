@@ -101,4 +101,3 @@ export function usersService(deps: {
     },
   };
 }
-export type UsersService = ReturnType<typeof usersService>;

@@ -29,4 +29,3 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
     onRevoked: (handler: Handler<"credential.revoked">) => bus.subscribe("credential.revoked", handler),
   };
 }
-export type WatchService = ReturnType<typeof watchService>;

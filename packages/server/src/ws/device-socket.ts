@@ -1,5 +1,5 @@
 import type {} from "@fastify/websocket";
-import { deviceSocketPath } from "@sdk/protocol";
+import { deviceCloseCodes, deviceSocketPath, maxFrameBytes } from "@sdk/protocol";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { AppError } from "../errors.ts";
@@ -64,8 +64,8 @@ export function deviceSocket(app: FastifyInstance, services: Services, heartbeat
     });
     socket.on("error", (error: Error & { code?: string }) => {
       if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
-      closeCode = 1009;
-      closeReason = "frame of 64 KB or more";
+      closeCode = deviceCloseCodes.tooBig;
+      closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
       enqueue(() => session.refusedTooBig());
     });
     socket.on("close", (code, reason) => {

@@ -17,9 +17,9 @@ declare module "fastify" {
 }
 
 /** Past this many bytes waiting to be sent, events are dropped and a `lagged` notice follows. */
-export const watchBufferLimitBytes = 256 * 1024;
+const watchBufferLimitBytes = 256 * 1024;
 /** A watcher that misses this many events in a row is closed (4008). */
-export const watchMaxDropped = 10_000;
+const watchMaxDropped = 10_000;
 
 /** An API token as a sub-protocol (`bearer.<token>`), for browsers, which cannot set headers. */
 function subprotocolToken(request: FastifyRequest): string | undefined {

@@ -1,10 +1,12 @@
 import {
   type Board,
   type CommandType,
-  commandTypes,
-  customTypePattern,
   deviceCloseCodes,
   deviceMessageSchemas,
+  frameProblems,
+  isCustomMessageType,
+  maxFrameBytes,
+  messageTypeMaxLength,
   protocolVersion,
   type ServerError,
 } from "@sdk/protocol";
@@ -59,7 +61,6 @@ export interface SessionContext {
 const helloTimeoutMs = 10_000;
 const strikeWindowMs = 60_000;
 const maxStrikes = 20;
-const reservedTypes = new Set<string>([...commandTypes, "welcome"]);
 
 /**
  * One device connection speaking the protocol: frame parsing, hello/welcome, strikes for bad
@@ -132,20 +133,21 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     try {
       message = JSON.parse(text);
     } catch {
-      return this.#reject("malformed", "the frame is not valid JSON");
+      return this.#reject("malformed", frameProblems.notJson);
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      return this.#reject("malformed", "a frame must be a JSON object");
+      return this.#reject("malformed", frameProblems.notObject);
     }
     const type = (message as { type?: unknown }).type;
     const rawId = (message as { id?: unknown }).id;
     const id = Number.isSafeInteger(rawId) && (rawId as number) > 0 ? (rawId as number) : undefined;
-    if (typeof type !== "string") return this.#reject("malformed", "a frame must have a string `type`", id);
+    if (typeof type !== "string") return this.#reject("malformed", frameProblems.noType, id);
     const known = Object.hasOwn(deviceMessageSchemas, type);
-    if (reservedTypes.has(type) || (!known && !customTypePattern.test(type))) {
-      return this.#reject("unknown_type", `unknown message type ${JSON.stringify(type.slice(0, 64))}`, id);
+    if (!known && !isCustomMessageType(type)) {
+      const shown = JSON.stringify(type.slice(0, messageTypeMaxLength));
+      return this.#reject("unknown_type", `unknown message type ${shown}`, id);
     }
-    if (!this.#helloDone && type !== "hello") return this.#reject("not_ready", "send hello first", id);
+    if (!this.#helloDone && type !== "hello") return this.#reject("not_ready", frameProblems.helloFirst, id);
 
     if (!known) return this.#route(message as { type: string } & Record<string, unknown>);
     const schema = deviceMessageSchemas[type as keyof typeof deviceMessageSchemas];
@@ -240,11 +242,14 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   }
 
   async receiveBinary(): Promise<void> {
-    return this.#reject("malformed", "binary frames are not part of the protocol: send JSON text");
+    return this.#reject("malformed", frameProblems.binary);
   }
 
   async refusedTooBig(): Promise<void> {
-    await this.#system("error", "a frame of 64 KB or more was refused (close 1009)");
+    await this.#system(
+      "error",
+      `a frame of ${maxFrameBytes / 1024} KB or more was refused (close ${deviceCloseCodes.tooBig})`,
+    );
   }
 
   async closed(code: number, reason: string): Promise<void> {
@@ -258,7 +263,10 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     const now = clock.now();
     const why = reason || closeReason(code);
     // Queued together: the log entry and the presence change share one commit.
-    void this.#system(code === 1000 ? "info" : "warn", `disconnected (${code}${why ? `: ${why}` : ""})`);
+    void this.#system(
+      code === deviceCloseCodes.normal ? "info" : "warn",
+      `disconnected (${code}${why ? `: ${why}` : ""})`,
+    );
     try {
       await repos.devices.setPresence(this.deviceId, { status: "offline", lastSeenAt: now });
     } catch (error) {
@@ -275,13 +283,13 @@ export class DeviceSession implements LinkSession, DeviceConnection {
 
 function closeReason(code: number): string {
   switch (code) {
-    case 1000:
+    case deviceCloseCodes.normal:
       return "closed by the device";
-    case 1001:
+    case deviceCloseCodes.goingAway:
       return "going away";
-    case 1006:
+    case 1006: // never sent: the connection ended without a close frame
       return "connection lost";
-    case 1009:
+    case deviceCloseCodes.tooBig:
       return "frame too big";
     case deviceCloseCodes.misbehaving:
       return "misbehaving";
