@@ -1,11 +1,10 @@
 // The guest ABI: the one contract between the guest runtime (./runtime.ts, inside QuickJS) and the
 // sandbox that runs it (@sdk/sandbox, in Node). Only strings, numbers and booleans cross it; objects
-// travel as JSON text. This module imports nothing, so both sides can depend on it.
+// travel as JSON text. It imports only types of @sdk/protocol, so both sides can depend on it.
+import type { LogLevel } from "@sdk/protocol/hardware";
 
 /** The global the sandbox sets before the bundle runs; the runtime takes it off before user code runs. */
 export const guestHostGlobal = "__sdk_host";
-
-export type GuestLogLevel = "debug" | "info" | "warn" | "error";
 
 /** The functions the sandbox provides to the guest as `globalThis[guestHostGlobal]` (all synchronous). */
 export interface GuestHostFunctions {
@@ -13,7 +12,7 @@ export interface GuestHostFunctions {
   command(deviceId: string, commandId: number, type: string, argsJson: string): void;
   emitState(deviceId: string, entityId: string, valueJson: string): void;
   send(deviceId: string, messageJson: string): void;
-  log(deviceId: string, level: GuestLogLevel, text: string): void;
+  log(deviceId: string, level: LogLevel, text: string): void;
   /** An error escaped a handler: `stack` is mapped to the TypeScript source by the host. */
   error(deviceId: string, stack: string): void;
   /** The sandbox calls the `fire` entry point after `delayMs`, once or (with `repeat`) until cleared. */

@@ -1,7 +1,8 @@
 // The guest side of the sandbox. The build bundles this module with the user's script; the server's
 // sandbox calls the entry points `createRuntime` returns and provides the guest host (./abi.ts).
 // Nothing here runs in Node: it runs inside QuickJS, with no other globals than the ones set up below.
-import { type GuestEntryPoints, type GuestHost, type GuestLogLevel, guestHostGlobal } from "./abi.ts";
+import type { LogLevel } from "@sdk/protocol/hardware";
+import { type GuestEntryPoints, type GuestHost, guestHostGlobal } from "./abi.ts";
 import { Device, type DeviceBridge } from "./device.ts";
 import { SdkError, type SdkErrorCode, useDocsBaseUrl } from "./errors.ts";
 import type { Board } from "./pins.ts";
@@ -99,7 +100,7 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
   g.clearTimeout = removeTimer;
   g.clearInterval = removeTimer;
   const log =
-    (level: GuestLogLevel) =>
+    (level: LogLevel) =>
     (...args: unknown[]) => {
       if (current !== null) host.log(current, level, format(args));
     };

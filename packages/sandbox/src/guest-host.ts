@@ -1,9 +1,10 @@
 import type { GuestHostFunctions } from "@sdk/device/abi";
+import { logLevels } from "@sdk/protocol";
 import { GuestAbiError, guestJson, guestJsonObject } from "./guest-abi.ts";
-import type { Level, SandboxHost } from "./sandbox-host.ts";
+import type { SandboxHost } from "./sandbox-host.ts";
 import type { DeviceTimers } from "./timers.ts";
 
-const levels: ReadonlySet<string> = new Set<Level>(["debug", "info", "warn", "error"]);
+const levels: ReadonlySet<string> = new Set(logLevels);
 
 /** What the guest host functions act on. */
 export interface GuestHostContext {

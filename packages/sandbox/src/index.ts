@@ -2,4 +2,4 @@ export { ScriptLoadError, scriptTimeoutMessage } from "./errors.ts";
 export { GuestAbiError } from "./guest-abi.ts";
 export { defaultLimits, type SandboxLimits } from "./limits.ts";
 export { type LoadOptions, ProjectSandbox } from "./sandbox.ts";
-export type { Level, SandboxHost } from "./sandbox-host.ts";
+export type { SandboxHost } from "./sandbox-host.ts";

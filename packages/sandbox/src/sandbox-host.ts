@@ -1,6 +1,4 @@
-import type { GuestLogLevel } from "@sdk/device/abi";
-
-export type Level = GuestLogLevel;
+import type { LogLevel } from "@sdk/protocol";
 
 /** What a sandbox needs from the server. */
 export interface SandboxHost {
@@ -8,5 +6,5 @@ export interface SandboxHost {
   command(deviceId: string, type: string, args: Record<string, unknown>): Promise<unknown>;
   emitState(deviceId: string, entityId: string, value: unknown): void;
   send(deviceId: string, message: Record<string, unknown>): void;
-  log(deviceId: string, level: Level, message: string): void;
+  log(deviceId: string, level: LogLevel, message: string): void;
 }

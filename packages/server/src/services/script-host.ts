@@ -1,5 +1,5 @@
-import type { Board } from "@sdk/protocol";
-import { type Level, ProjectSandbox, type SandboxHost, ScriptLoadError } from "@sdk/sandbox";
+import type { Board, LogLevel } from "@sdk/protocol";
+import { ProjectSandbox, type SandboxHost, ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus, Unsubscribe } from "../events/bus.ts";
 import type { Repositories } from "../repositories/index.ts";
@@ -46,7 +46,7 @@ export function scriptHostService(deps: {
   let stopped = false;
   let unsubscribe: Unsubscribe[] = [];
 
-  const log = (device: DeviceRef, level: Level, message: string) => {
+  const log = (device: DeviceRef, level: LogLevel, message: string) => {
     void logs.append(device, level, "script", message);
   };
 
