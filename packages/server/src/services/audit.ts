@@ -6,141 +6,64 @@ import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 import type { AuditLogRepository } from "../repositories/audit-log.ts";
 import { auditView } from "./views.ts";
 
-/** One audit entry as an event describes it. */
-export interface AuditEntry {
-  actorId: string | null;
-  action: AuditAction;
-  projectId?: string | null;
-  targetId?: string | null;
-  detail?: Record<string, unknown>;
+/** Actions named by a rule rather than by their event. */
+type RuleAction = "env.set" | "env.unset";
+
+/** How one security-relevant event becomes an audit entry. */
+interface AuditRule<E> {
+  /** The payload field naming who acted (default `actorId`). */
+  actor?: keyof E & string;
+  /** The payload field naming what was acted on. */
+  target?: keyof E & string;
+  /** Payload fields kept as the entry's detail. */
+  detail?: (keyof E & string)[];
+  /** The action recorded, when it is not the event's name. */
+  action?: (event: E) => RuleAction;
+  /** Whether the event leaves an entry at all (default: always). */
+  when?: (event: E) => boolean;
 }
 
-/** For each security-relevant event, the entry it leaves (or none: a device deleted with its project). */
-const entries = {
-  "user.registered": (e) => ({
-    actorId: e.userId,
-    action: "user.registered",
-    targetId: e.userId,
-    detail: { role: e.role },
-  }),
-  "user.password_changed": (e) => ({
-    actorId: e.userId,
-    action: "user.password_changed",
-    targetId: e.userId,
-  }),
-  "user.created": (e) => ({
-    actorId: e.actorId,
-    action: "user.created",
-    targetId: e.userId,
-    detail: { email: e.email, role: e.role },
-  }),
-  "user.role_changed": (e) => ({
-    actorId: e.actorId,
-    action: "user.role_changed",
-    targetId: e.userId,
-    detail: { role: e.role },
-  }),
-  "user.deleted": (e) => ({
-    actorId: e.actorId,
-    action: "user.deleted",
-    targetId: e.userId,
-    detail: { email: e.email, projects: e.projects },
-  }),
-  "token.created": (e) => ({
-    actorId: e.actorId,
-    action: "token.created",
-    targetId: e.tokenId,
-    detail: { name: e.name },
-  }),
-  "token.revoked": (e) => ({ actorId: e.actorId, action: "token.revoked", targetId: e.tokenId }),
-  "project.created": (e) => ({
-    actorId: e.actorId,
-    action: "project.created",
-    projectId: e.projectId,
-    detail: { name: e.name },
-  }),
-  "project.renamed": (e) => ({
-    actorId: e.actorId,
-    action: "project.renamed",
-    projectId: e.projectId,
-    detail: { name: e.name },
-  }),
-  "project.deleted": (e) => ({ actorId: e.actorId, action: "project.deleted", projectId: e.projectId }),
-  "env.changed": (e) => ({
-    actorId: e.actorId,
-    action: e.change === "set" ? "env.set" : "env.unset",
-    projectId: e.projectId,
-    detail: { name: e.name },
-  }),
-  "device.created": (e) => ({
-    actorId: e.actorId,
-    action: "device.created",
-    projectId: e.projectId,
-    targetId: e.deviceId,
-    detail: { name: e.name, board: e.board },
-  }),
-  "device.renamed": (e) => ({
-    actorId: e.actorId,
-    action: "device.renamed",
-    projectId: e.projectId,
-    targetId: e.deviceId,
-    detail: { name: e.name },
-  }),
-  "device.deleted": (e) =>
-    e.cause === "device"
-      ? { actorId: e.actorId, action: "device.deleted", projectId: e.projectId, targetId: e.deviceId }
-      : undefined,
-  "device.credentials_rotated": (e) => ({
-    actorId: e.actorId,
-    action: "device.credentials_rotated",
-    projectId: e.projectId,
-    targetId: e.deviceId,
-  }),
-  "deployment.created": (e) => ({
-    actorId: e.actorId,
-    action: "deployment.created",
-    projectId: e.projectId,
-    targetId: e.deploymentId,
-    detail: { version: e.version },
-  }),
-  "deployment.activated": (e) => ({
-    actorId: e.actorId,
-    action: "deployment.activated",
-    projectId: e.projectId,
-    targetId: e.deploymentId,
-    detail: { version: e.version },
-  }),
-  "deployment.failed": (e) => ({
-    actorId: e.actorId,
-    action: "deployment.failed",
-    projectId: e.projectId,
-    targetId: e.deploymentId,
-  }),
-} satisfies { [K in keyof ServerEvents]?: (event: ServerEvents[K]) => AuditEntry | undefined };
+/** The security-relevant events and the entries they leave, as data. */
+const rules = {
+  "user.registered": { actor: "userId", target: "userId", detail: ["role"] },
+  "user.password_changed": { actor: "userId", target: "userId" },
+  "user.created": { target: "userId", detail: ["email", "role"] },
+  "user.role_changed": { target: "userId", detail: ["role"] },
+  "user.deleted": { target: "userId", detail: ["email", "projects"] },
+  "token.created": { target: "tokenId", detail: ["name"] },
+  "token.revoked": { target: "tokenId" },
+  "project.created": { detail: ["name"] },
+  "project.renamed": { detail: ["name"] },
+  "project.deleted": {},
+  "env.changed": { detail: ["name"], action: (e) => `env.${e.change}` },
+  "device.created": { target: "deviceId", detail: ["name", "board"] },
+  "device.renamed": { target: "deviceId", detail: ["name"] },
+  // A device deleted with its project or its owner is covered by that entry.
+  "device.deleted": { target: "deviceId", when: (e) => e.cause === "device" },
+  "device.credentials_rotated": { target: "deviceId" },
+  "deployment.created": { target: "deploymentId", detail: ["version"] },
+  "deployment.activated": { target: "deploymentId", detail: ["version"] },
+  "deployment.failed": { target: "deploymentId" },
+} satisfies { [K in keyof ServerEvents]?: AuditRule<ServerEvents[K]> };
 
-/** What an audit entry says happened. */
-type AuditAction =
-  | "user.registered"
-  | "user.password_changed"
-  | "user.created"
-  | "user.role_changed"
-  | "user.deleted"
-  | "token.created"
-  | "token.revoked"
-  | "project.created"
-  | "project.renamed"
-  | "project.deleted"
-  | "env.set"
-  | "env.unset"
-  | "device.created"
-  | "device.renamed"
-  | "device.deleted"
-  | "device.credentials_rotated"
-  | "deployment.created"
-  | "deployment.activated"
-  | "deployment.failed";
+type AuditedEvent = keyof typeof rules;
 
-type AuditedEvent = keyof typeof entries;
+/** What an audit entry says happened: the event's name, or the action its rule names. */
+type AuditAction = Exclude<AuditedEvent, "env.changed"> | RuleAction;
+
+function entryOf(type: AuditedEvent, event: Record<string, unknown>) {
+  // Every rule whose event name is not an action names its action (env.changed → env.set/unset).
+  const rule = rules[type] as AuditRule<Record<string, unknown>>;
+  if (rule.when && !rule.when(event)) return undefined;
+  const field = (name: string | undefined) => (name ? (event[name] as string) : null);
+  return {
+    actorId: field(rule.actor ?? "actorId"),
+    action: rule.action ? rule.action(event) : (type as AuditAction),
+    projectId: (event.projectId as string | undefined) ?? null,
+    targetId: field(rule.target),
+    detail: Object.fromEntries((rule.detail ?? []).map((name) => [name, event[name]])),
+  };
+}
 
 /**
  * Who did what, when: the audit log subscribes to the security-relevant events and records them.
@@ -161,11 +84,10 @@ export class AuditRecorder implements Lifecycle {
   }
 
   start(): void {
-    for (const type of Object.keys(entries) as AuditedEvent[]) {
-      const describe = entries[type] as (event: ServerEvents[AuditedEvent]) => AuditEntry | undefined;
+    for (const type of Object.keys(rules) as AuditedEvent[]) {
       this.#unsubscribe.push(
         this.#bus.subscribe(type, (event) => {
-          const entry = describe(event);
+          const entry = entryOf(type, event as unknown as Record<string, unknown>);
           return entry && this.#record(entry);
         }),
       );
@@ -176,16 +98,13 @@ export class AuditRecorder implements Lifecycle {
     for (const off of this.#unsubscribe.splice(0)) off();
   }
 
-  #record(entry: AuditEntry): Promise<void> {
+  #record(entry: NonNullable<ReturnType<typeof entryOf>>): Promise<void> {
     const at = this.#clock.now();
     return this.#repo.insert({
       id: newSortableId(idPrefixes.audit, at),
       at,
-      actorId: entry.actorId,
-      action: entry.action,
-      projectId: entry.projectId ?? null,
-      targetId: entry.targetId ?? null,
-      detail: JSON.stringify(entry.detail ?? {}),
+      ...entry,
+      detail: JSON.stringify(entry.detail),
     });
   }
 }
