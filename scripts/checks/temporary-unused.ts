@@ -7,7 +7,6 @@
 export const temporaryUnused: string[] = [
   "duplicates packages/protocol/src/fields.ts: ConnectionState",
   "duplicates packages/protocol/src/fields.ts: DeviceStatus",
-  "devDependencies packages/dashboard/package.json: @sdk/server",
   "exports bench/connections/phases.ts: mib",
   "exports bench/lib/json.ts: toJson",
   "exports bench/lib/targets.ts: ReferenceTarget",
