@@ -2,8 +2,6 @@
 // Written when the unused-export check was added, so that it passes while the removal is done;
 // scripts/checks/unused.ts fails on anything unused not listed here and on entries that went.
 // The goal is an empty list: never add to it to silence a new finding.
-// "devDependencies packages/dashboard/package.json: @sdk/server" goes when the dashboard's test
-// reaches the server through a declared export instead of ../../server/src/app.ts.
 export const temporaryUnused: string[] = [
   "duplicates packages/protocol/src/fields.ts: ConnectionState",
   "duplicates packages/protocol/src/fields.ts: DeviceStatus",
@@ -14,12 +12,6 @@ export const temporaryUnused: string[] = [
   "exports bench/scripts/report.ts: e2eTable",
   "exports bench/scripts/report.ts: memoryTable",
   "exports bench/scripts/report.ts: spacedTable",
-  "exports packages/dashboard/src/api.ts: client",
-  "exports packages/dashboard/src/components/Time.tsx: formatDateTime",
-  "exports packages/dashboard/src/components/Time.tsx: formatRelative",
-  "exports packages/dashboard/src/components/device/StateCards.tsx: formatValue",
-  "exports packages/dashboard/src/components/project/DeviceCredentials.tsx: boardServerAddress",
-  "exports packages/dashboard/src/hooks/useLiveDevice.ts: maxLogs",
   "exports packages/device/src/validate.ts: utf8Bytes",
   "exports packages/mcp/src/tools.ts: ToolError",
   "exports packages/mcp/src/tools.ts: ok",
@@ -32,10 +24,8 @@ export const temporaryUnused: string[] = [
   "exports packages/server/src/services/device-state.ts: stateLimits",
   "exports packages/server/src/ws/watch-socket.ts: watchBufferLimitBytes",
   "exports packages/server/src/ws/watch-socket.ts: watchMaxDropped",
-  "exports packages/simulator/src/hardware/uart.ts: uartChunkBytes",
   "types bench/scripts/phases.ts: FleetResult",
   "types packages/cli/src/command.ts: OptionSpec",
-  "types packages/dashboard/src/hooks/useLoad.ts: Loaded",
   "types packages/server/src/db/database.ts: Dialect",
   "types packages/server/src/db/schema.ts: DeviceStateHistoryTable",
   "types packages/server/src/db/schema.ts: DeviceStateTable",
@@ -56,5 +46,4 @@ export const temporaryUnused: string[] = [
   "types packages/server/src/services/readiness.ts: ReadinessService",
   "types packages/server/src/services/users.ts: UsersService",
   "types packages/server/src/services/watch.ts: WatchService",
-  "types packages/simulator/src/cli-args.ts: CliDevice",
 ];

@@ -3,7 +3,7 @@ import type { LatestValue } from "../../hooks/useLiveDevice.ts";
 import { Empty } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
 
-export function formatValue(value: unknown): string {
+function formatValue(value: unknown): string {
   if (typeof value === "number")
     return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, "");
   if (typeof value === "boolean") return value ? "On" : "Off";
