@@ -16,7 +16,6 @@ import {
   type Workspace,
   workspaces,
 } from "./sources.ts";
-import { temporaryReachIns } from "./temporary-reach-ins.ts";
 
 function targets(field: Manifest["exports"] | Manifest["bin"]): string[] {
   if (field === undefined) return [];
@@ -60,7 +59,7 @@ export function undeclaredImports(all: Workspace[] = workspaces()): string[] {
         const where = `${file}:${line}`;
         if (isRelative(specifier)) {
           const target = resolveFrom(file, specifier);
-          if (leaves(target, ws, all) && !temporaryReachIns.includes(`${file} -> ${specifier}`)) {
+          if (leaves(target, ws, all)) {
             problems.push(
               `${where} imports "${specifier}" by a relative path outside ${ws.dir || "the root's tooling"}`,
             );
@@ -83,7 +82,7 @@ export function undeclaredImports(all: Workspace[] = workspaces()): string[] {
       }
       for (const { specifier, line } of relativeUrlsOf(text)) {
         const target = resolveFrom(file, specifier);
-        if (leaves(target, ws, all) && !temporaryReachIns.includes(`${file} -> ${specifier}`)) {
+        if (leaves(target, ws, all)) {
           problems.push(
             `${file}:${line} reaches "${specifier}" by a relative URL outside ${ws.dir || "the root's tooling"}`,
           );

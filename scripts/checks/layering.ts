@@ -38,7 +38,7 @@ export const packageRules: Record<string, PackageRule> = {
     imports: ["@sdk/client", "@sdk/protocol", "@sdk/build", "@sdk/sandbox", "@sdk/simulator"],
     locates: ["@sdk/server"],
   },
-  "@sdk/mcp": { imports: ["@sdk/client", "@sdk/protocol", "@sdk/build", "@sdk/simulator"] },
+  "@sdk/mcp": { imports: ["@sdk/client", "@sdk/protocol", "@sdk/build", "@sdk/simulator", "@sdk/docs"] },
   "@sdk/dashboard": { imports: ["@sdk/client", "@sdk/protocol"] },
   // Test-only packages: they start real servers and devices, so they may reach everything.
   "@sdk/test-helpers": {

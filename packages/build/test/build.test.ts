@@ -14,7 +14,7 @@ import {
 } from "../src/index.ts";
 
 const devicePackage = JSON.parse(
-  await fs.readFile(new URL("../../device/package.json", import.meta.url), "utf8"),
+  await fs.readFile(new URL(import.meta.resolve("@sdk/device/package.json")), "utf8"),
 ) as { version: string };
 
 const entities = [

@@ -2,7 +2,7 @@ import { type Api, SdkApiError, SdkClient, SdkNetworkError } from "@sdk/client";
 import { type ErrorBody, type ErrorCode, isErrorCode } from "@sdk/protocol";
 
 /** The one client: same origin, no token, so the browser's session cookie is used. */
-export const client = new SdkClient({ baseUrl: location.origin });
+const client = new SdkClient({ baseUrl: location.origin });
 
 type Listener = () => void;
 const sessionEndedListeners = new Set<Listener>();

@@ -1,7 +1,6 @@
 // Browser tests of the dashboard: Debian's Chromium (never a downloaded browser) driven by
 // playwright-core against a real server started in this process, with a simulated board.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,13 +8,13 @@ import { after, before, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { build } from "@sdk/build";
 import { SdkClient } from "@sdk/client";
+import { dashboardDistUrl } from "@sdk/dashboard/built";
 import { SimulatedDevice } from "@sdk/simulator";
+import { createTestServer } from "@sdk/test-helpers";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
-import { createServer } from "../../server/src/app.ts";
-import { loadConfig } from "../../server/src/config.ts";
+import { ensureBuilt } from "../ensure-built.ts";
 
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const screenshots = path.join(repoRoot, "test-results", "dashboard");
+const screenshots = fileURLToPath(new URL("../test-results/", import.meta.url));
 const chromiumPath = "/usr/bin/chromium";
 const haveChromium = fs.existsSync(chromiumPath);
 const wait = { timeout: 10_000 };
@@ -25,16 +24,8 @@ let browser: Browser | undefined;
 
 before(async () => {
   if (!haveChromium) return;
-  const built = spawnSync(process.execPath, [path.join(repoRoot, "scripts", "ensure-dashboard.mjs")], {
-    cwd: repoRoot,
-    encoding: "utf8",
-  });
-  assert.equal(built.status, 0, built.stderr);
-  assert.doesNotMatch(built.stderr, /build failed/, built.stderr);
-  assert.ok(
-    fs.existsSync(path.join(repoRoot, "packages/dashboard/dist/index.html")),
-    "dashboard build missing",
-  );
+  assert.ok(ensureBuilt(), "the dashboard build failed");
+  assert.ok(fs.existsSync(new URL("index.html", dashboardDistUrl)), "dashboard build missing");
   fs.mkdirSync(screenshots, { recursive: true });
   browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -102,10 +93,10 @@ function needBrowser(t: TestContext): Browser | undefined {
 }
 
 async function startServer(t: TestContext, env: Record<string, string> = {}) {
+  // Its own data dir rather than tempDir(t): removed by onEnd, after the server is closed.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-"));
   onEnd(t, () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
-  const server = await createServer({ config });
+  const server = await createTestServer(t, { dataDir, env });
   onEnd(t, () => server.close());
   const url = await server.listen();
   return { server, url, host: new URL(url).host };

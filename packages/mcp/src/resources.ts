@@ -1,11 +1,10 @@
 import fs from "node:fs";
+import { docsDirUrl } from "@sdk/docs";
 import { adc, allAdcPins, boards, errorCatalog, errorCodes, onboardLed } from "@sdk/protocol";
-
-const docsDir = new URL("../../../docs/", import.meta.url);
 
 function readDoc(name: string, fallback: string): string {
   try {
-    return fs.readFileSync(new URL(name, docsDir), "utf8");
+    return fs.readFileSync(new URL(name, docsDirUrl), "utf8");
   } catch {
     return fallback;
   }

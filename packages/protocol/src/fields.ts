@@ -31,10 +31,6 @@ export type Board = BoardName;
 
 export const ConnectionState = z.enum(connectionStates);
 export type ConnectionState = ConnectionStateName;
-/** @deprecated The same as {@link ConnectionState}; kept until every importer uses that name. */
-export const DeviceStatus = ConnectionState;
-/** @deprecated Use {@link ConnectionState}. */
-export type DeviceStatus = ConnectionState;
 
 export const LogLevel = z.enum(logLevels);
 export type LogLevel = LogLevelName;

@@ -13,8 +13,6 @@ export const EntityConfigSchema = z.object({
   icon: z.string().max(entityLimits.textMaxLength).optional(),
   stateClass: z.enum(stateClasses).optional(),
 }) satisfies z.ZodType<EntityConfig>;
-/** @deprecated The same as {@link EntityConfig}; kept until every importer uses that name. */
-export type EntityConfigSchema = EntityConfig;
 
 export const DeploymentManifest = z.object({
   board: Board,

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
+import { docsDirUrl } from "@sdk/docs";
 import type { z } from "zod";
 import {
   allDeviceMessageTypes,
@@ -30,7 +31,7 @@ import {
   watchSubprotocol,
 } from "../src/index.ts";
 
-const docPath = new URL("../../../docs/protocol.md", import.meta.url);
+const docPath = new URL("protocol.md", docsDirUrl);
 const doc = fs.readFileSync(docPath, "utf8");
 const lines = doc.split("\n");
 

@@ -1,23 +1,7 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import { test } from "node:test";
 import { type Endpoint, endpoints, errorCodes } from "@sdk/protocol";
-import { renderApiDocs, renderErrorDocs } from "../../../scripts/generate-docs.ts";
 import { raw, startTestServer } from "./helpers/server.ts";
-
-test("docs/errors.md documents every error code (regenerate with node scripts/generate-docs.ts)", () => {
-  const file = fs.readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8");
-  for (const code of errorCodes) assert.match(file, new RegExp(`^## ${code}$`, "m"), code);
-  assert.equal(file, renderErrorDocs(), "docs/errors.md is out of date with the catalog");
-});
-
-test("docs/api.md lists every endpoint of the table (regenerate with node scripts/generate-docs.ts)", () => {
-  const file = fs.readFileSync(new URL("../../../docs/api.md", import.meta.url), "utf8");
-  for (const [name, spec] of Object.entries(endpoints) as [string, Endpoint][]) {
-    assert.ok(file.includes(`\`${spec.method} ${spec.path}\``), name);
-  }
-  assert.equal(file, renderApiDocs(), "docs/api.md is out of date with the endpoint table");
-});
 
 test("/docs/errors has an anchor for every code, so every docs URL resolves", async (t) => {
   const { url } = await startTestServer(t);

@@ -76,7 +76,7 @@ test("killing the simulator process (no close frame) turns the device offline wi
   const s = await setup(t, { env: { HEARTBEAT_SECONDS: "1" } });
   const watch = await s.watch();
   await watch.inbox.type("snapshot");
-  const cli = fileURLToPath(new URL("../../simulator/src/cli.ts", import.meta.url));
+  const cli = fileURLToPath(import.meta.resolve("@sdk/simulator/cli"));
   const child = spawn(
     process.execPath,
     [

@@ -8,7 +8,7 @@ export class UsageError extends Error {
   }
 }
 
-export interface CliDevice {
+interface CliDevice {
   deviceId: string;
   secret: string;
   board: Board;

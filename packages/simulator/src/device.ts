@@ -10,7 +10,7 @@ import type { Uart } from "./hardware/uart.ts";
 import type { Rgb } from "./hardware/ws2812.ts";
 import { eventMessage, logMessage, parseSent, stateMessage } from "./outgoing.ts";
 import { checkOptions, DeviceSession } from "./session.ts";
-import type { CommandRecord, DeviceEvents, DeviceStatus, SimulatedDeviceOptions } from "./types.ts";
+import type { CommandRecord, DeviceEvents, LinkState, SimulatedDeviceOptions } from "./types.ts";
 import { defaultWaitMs, waitForCondition, waitForEvent } from "./wait.ts";
 
 export { simulatorVersion } from "./version.ts";
@@ -59,7 +59,7 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
 
   // ------------------------------------------------------------ lifecycle
 
-  get status(): DeviceStatus {
+  get status(): LinkState {
     return this.#session.status;
   }
 

@@ -15,7 +15,7 @@ export {
   type CommandRecord,
   type DeviceEvents,
   type DeviceMessage,
-  type DeviceStatus,
+  type LinkState,
   noReply,
   type SimulatedDeviceOptions,
 } from "./types.ts";

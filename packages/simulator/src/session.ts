@@ -7,7 +7,7 @@ import type {
   CommandRecord,
   DeviceEvents,
   DeviceMessage,
-  DeviceStatus,
+  LinkState,
   SimulatedDeviceOptions,
 } from "./types.ts";
 import { simulatorVersion } from "./version.ts";
@@ -56,7 +56,7 @@ export class DeviceSession {
   readonly #emit: Emit;
   readonly #connection: Connection;
   readonly #runner: CommandRunner;
-  #status: DeviceStatus = "stopped";
+  #status: LinkState = "stopped";
   #welcome: Welcome | null = null;
 
   constructor(deps: SessionDeps) {
@@ -117,7 +117,7 @@ export class DeviceSession {
     );
   }
 
-  get status(): DeviceStatus {
+  get status(): LinkState {
     return this.#status;
   }
 

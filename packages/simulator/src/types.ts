@@ -34,7 +34,7 @@ export interface SimulatedDeviceOptions {
   now?: () => number;
 }
 
-export type DeviceStatus = "stopped" | "connecting" | "handshaking" | "connected" | "waiting";
+export type LinkState = "stopped" | "connecting" | "handshaking" | "connected" | "waiting";
 
 /** One command frame the server sent, with the answer the device gave. */
 export interface CommandRecord {

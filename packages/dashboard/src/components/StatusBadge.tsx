@@ -1,7 +1,7 @@
-import type { DeviceStatus } from "@sdk/protocol";
+import type { ConnectionState } from "@sdk/protocol";
 
 /** Online / offline as a coloured dot and a word (the word carries the meaning, not the colour). */
-export function StatusBadge({ status }: { status: DeviceStatus }) {
+export function StatusBadge({ status }: { status: ConnectionState }) {
   return (
     <span className={`badge badge-${status}`} data-status={status}>
       <span className="dot" aria-hidden="true" />

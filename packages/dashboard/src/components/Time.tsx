@@ -3,11 +3,11 @@ import { useNow } from "../hooks/useNow.ts";
 const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 
-export function formatDateTime(iso: string): string {
+function formatDateTime(iso: string): string {
   return absolute.format(new Date(iso));
 }
 
-export function formatRelative(iso: string, now: number): string {
+function formatRelative(iso: string, now: number): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
   const abs = Math.abs(seconds);
   if (abs < 45) return "just now";

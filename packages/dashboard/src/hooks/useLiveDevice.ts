@@ -19,7 +19,7 @@ export interface LiveDevice {
   watch: WatchState;
 }
 
-export const maxLogs = 1000;
+const maxLogs = 1000;
 const initialLogs = 200;
 
 type Action =

@@ -8,7 +8,7 @@ import {
   useState,
 } from "react";
 
-export type Loaded<T> =
+type Loaded<T> =
   | { status: "loading"; data?: undefined; error?: undefined }
   | { status: "error"; data?: undefined; error: unknown }
   | { status: "ready"; data: T; error?: undefined };

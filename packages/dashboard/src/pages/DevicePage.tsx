@@ -1,4 +1,4 @@
-import type { EntityConfigSchema } from "@sdk/protocol";
+import type { EntityConfig } from "@sdk/protocol";
 import { useEffect, useRef, useState } from "react";
 import { api, isNotFound } from "../api.ts";
 import { HistoryChart } from "../components/device/HistoryChart.tsx";
@@ -30,7 +30,7 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
     async () => new Map((await api.listEntities({ params: { projectId } })).map((e) => [e.id, e])),
     [projectId],
   );
-  const entityMap = entities.data ?? new Map<string, EntityConfigSchema>();
+  const entityMap = entities.data ?? new Map<string, EntityConfig>();
   const [chartChoice, setChartChoice] = useState<string | null>(null);
 
   // A value for an entity not known yet may come from a new deployment: read the entities again

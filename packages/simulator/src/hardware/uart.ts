@@ -10,7 +10,7 @@ export interface UartConfig {
 }
 
 /** Bytes per `uart_rx` message, so every frame stays far below the 64 KB limit. */
-export const uartChunkBytes = 4096;
+const uartChunkBytes = 4096;
 
 /** One UART. By default TX is looped back to RX: what is written arrives as `uart_rx`. */
 export class Uart {

@@ -1,9 +1,9 @@
-import type { EntityConfigSchema } from "@sdk/protocol";
+import type { EntityConfig } from "@sdk/protocol";
 import type { LatestValue } from "../../hooks/useLiveDevice.ts";
 import { Empty } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
 
-export function formatValue(value: unknown): string {
+function formatValue(value: unknown): string {
   if (typeof value === "number")
     return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/\.?0+$/, "");
   if (typeof value === "boolean") return value ? "On" : "Off";
@@ -20,7 +20,7 @@ export function StateCards({
   onChart,
 }: {
   state: Record<string, LatestValue>;
-  entities: Map<string, EntityConfigSchema>;
+  entities: Map<string, EntityConfig>;
   charted: string | null;
   onChart: (entityId: string) => void;
 }) {

@@ -7,7 +7,7 @@ import { SecretValue } from "../SecretValue.tsx";
  * ws://, a bare host means TLS on 443, so port 80 must be written out and HTTPS on another port
  * needs a full URL.
  */
-export function boardServerAddress(where: Pick<Location, "protocol" | "hostname" | "port" | "host">): string {
+function boardServerAddress(where: Pick<Location, "protocol" | "hostname" | "port" | "host">): string {
   if (where.protocol === "https:") return where.port ? `https://${where.host}` : where.hostname;
   return where.port ? where.host : `${where.hostname}:80`;
 }

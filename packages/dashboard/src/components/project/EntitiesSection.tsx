@@ -1,10 +1,10 @@
-import type { EntityConfigSchema } from "@sdk/protocol";
+import type { EntityConfig } from "@sdk/protocol";
 import type { LoadResult } from "../../hooks/useLoad.ts";
 import { DataTable } from "../DataTable.tsx";
 import { ListSection } from "../ListSection.tsx";
 
 /** The Home Assistant entities that the live deployment declares (ha.entities in sdk.ts). */
-export function EntitiesSection({ entities }: { entities: LoadResult<EntityConfigSchema[]> }) {
+export function EntitiesSection({ entities }: { entities: LoadResult<EntityConfig[]> }) {
   return (
     <ListSection
       id="entities"
