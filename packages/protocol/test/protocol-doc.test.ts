@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
-import { docsDirUrl } from "@sdk/docs";
+import { docsDirUrl, headingSlug } from "@sdk/docs";
 import type { z } from "zod";
 import {
   allDeviceMessageTypes,
@@ -282,14 +282,8 @@ test("every command, device message and server error code has an annotated examp
 });
 
 test("links within the doc point at headings that exist", () => {
-  // The slug rule of the server's /docs/:page renderer (packages/server/src/http/routes/docs.ts).
-  const slug = (text: string) =>
-    text
-      .toLowerCase()
-      .replace(/<[^>]+>/g, "")
-      .replace(/[^a-z0-9_ -]/g, "")
-      .trim()
-      .replace(/\s+/g, "-");
+  // The anchors the server's /docs/:page renderer gives headings.
+  const slug = headingSlug;
   const anchors = new Set(
     lines.filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#{1,6} /, ""))),
   );

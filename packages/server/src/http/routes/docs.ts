@@ -1,19 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { headingSlug } from "@sdk/docs";
 import { errorCatalog, errorCodes } from "@sdk/protocol";
 import type { FastifyInstance } from "fastify";
 import type { Marked } from "marked";
 import { AppError } from "../../errors.ts";
 import { escapeHtml, htmlPage } from "../html.ts";
 import { buildOpenApi } from "../openapi.ts";
-
-const slug = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/<[^>]+>/g, "")
-    .replace(/[^a-z0-9_ -]/g, "")
-    .trim()
-    .replace(/\s+/g, "-");
 
 let renderer: Promise<Marked> | undefined;
 
@@ -24,7 +17,7 @@ function markdown(): Promise<Marked> {
       new Marked({
         renderer: {
           heading({ tokens, depth, text }) {
-            return `<h${depth} id="${slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+            return `<h${depth} id="${headingSlug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
           },
         },
       }),
