@@ -1,30 +1,24 @@
 import { timingSafeEqual } from "node:crypto";
 import { type Board, deviceCloseCodes } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
-import type { EventBus, Unsubscribe } from "../events/bus.ts";
-import type { Clock } from "../lib/clock.ts";
+import type { Unsubscribe } from "../events/bus.ts";
 import { hashSecret } from "../lib/tokens.ts";
-import type { DeviceRegistry } from "../link/registry.ts";
-import type { Repositories } from "../repositories/index.ts";
 import type { Principal } from "./auth.ts";
 import { validateCommand } from "./device-link/command-args.ts";
 import { commandIds } from "./device-link/command-rpc.ts";
-import { type DeviceAuth, DeviceSession, type LinkSession, type Transport } from "./device-link/session.ts";
-import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
-import type { DeviceStateService } from "./device-state.ts";
+import {
+  type DeviceAuth,
+  DeviceSession,
+  type LinkDeps,
+  type LinkSession,
+  type Transport,
+} from "./device-link/session.ts";
+import { type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
 
 export type { DeviceAuth, LinkSession, Transport } from "./device-link/session.ts";
 
-export interface DeviceLinkDeps {
-  repos: Pick<Repositories, "devices">;
-  registry: DeviceRegistry;
-  bus: EventBus;
-  logs: DeviceLogsService;
-  state: DeviceStateService;
-  clock: Clock;
-  heartbeatSeconds: number;
+export interface DeviceLinkDeps extends LinkDeps {
   commandTimeoutSeconds: number;
-  onError: (error: unknown) => void;
 }
 
 /**

@@ -43,8 +43,8 @@ export interface LinkSession {
   closed(code: number, reason: string): Promise<void>;
 }
 
-/** What every session of a server shares. */
-export interface SessionContext {
+/** What the device link is built from; its sessions share all of it. */
+export interface LinkDeps {
   repos: Pick<Repositories, "devices">;
   registry: DeviceRegistry;
   bus: EventBus;
@@ -53,6 +53,10 @@ export interface SessionContext {
   clock: Clock;
   heartbeatSeconds: number;
   onError: (error: unknown) => void;
+}
+
+/** What every session of a server shares. */
+export interface SessionContext extends LinkDeps {
   nextCommandId: () => number;
   /** While the server stops, closing connections must not write to a database that is closing. */
   stopping(): boolean;
