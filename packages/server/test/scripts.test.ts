@@ -25,11 +25,19 @@ async function setup(t: T, env: Record<string, string> = {}) {
     t.after(() => sim.stop());
     return { device, sim, ids: { projectId, deviceId: device.id } };
   };
+  /** A simulated board that is online with the live deployment's script running for it. */
+  const runningDevice = async () => {
+    const added = await addDevice();
+    added.sim.start();
+    await added.sim.waitFor("connected");
+    await waitUntil(() => s.server.services.scripts.runningDeployment(project.id) !== null);
+    return added;
+  };
   const logs = async (deviceId: string, projectId = project.id) =>
     (await client.api.listDeviceLogs({ params: { projectId, deviceId }, query: { limit: 200 } })).map(
       (l) => l.message,
     );
-  return { ...s, client, project, addDevice, logs };
+  return { ...s, client, project, addDevice, runningDevice, logs };
 }
 
 const blink = `
@@ -127,10 +135,7 @@ export default class Bad extends DeviceScript {
   }
 }`,
   );
-  const { sim, ids, device } = await s.addDevice();
-  sim.start();
-  await sim.waitFor("connected");
-  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  const { sim, ids, device } = await s.runningDevice();
   sim.clearCommands();
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "go" } });
   await waitUntil(
@@ -159,10 +164,7 @@ export default class Docs extends DeviceScript {
   }
 }`,
   );
-  const { sim, ids, device } = await s.addDevice();
-  sim.start();
-  await sim.waitFor("connected");
-  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  const { ids, device } = await s.runningDevice();
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "go" } });
   await waitUntil(async () => (await s.logs(device.id)).some((l) => l.startsWith("docs ")));
   assert.deepEqual(
@@ -199,10 +201,7 @@ export default class Hostile extends DeviceScript {
 }`,
     { skipTypeCheck: true }, // the point of this script is to do what types would forbid
   );
-  const { sim, ids, device } = await s.addDevice();
-  sim.start();
-  await sim.waitFor("connected");
-  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  const { sim, ids, device } = await s.runningDevice();
   const health = async () => (await raw(`${s.url}/health`)).status === 200;
 
   for (const type of ["loop", "promise_loop"]) {
@@ -344,10 +343,7 @@ export default class Greeter extends DeviceScript<{ GREETING: string }> {
       ],
     },
   );
-  const { sim, ids, device } = await s.addDevice();
-  sim.start();
-  await sim.waitFor("connected");
-  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  const { ids, device } = await s.runningDevice();
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "say" } });
   await waitUntil(async () => (await s.logs(device.id)).includes("greeting=hello"));
   await s.client.api.setEnvVar({
@@ -417,10 +413,7 @@ export default class Thrower extends DeviceScript {
   }
 }`,
   );
-  const { sim, ids, device } = await s.addDevice();
-  sim.start();
-  await sim.waitFor("connected");
-  await waitUntil(() => s.server.services.scripts.runningDeployment(s.project.id) !== null);
+  const { ids, device } = await s.runningDevice();
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "go" } });
   await waitUntil(async () => (await s.logs(device.id)).some((l) => l.startsWith("RangeError")));
   const entry = (await s.logs(device.id)).find((l) => l.startsWith("RangeError"))!;
