@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { freePort } from "@sdk/test-helpers";
 import { sdk, sdkLive, tempDir } from "./helpers.ts";
 
 test("sdk dev runs the script on a simulated board, picks up an edit, and stops cleanly on SIGINT", async (t) => {
@@ -25,20 +24,18 @@ export default class Main extends DeviceScript {
 `;
   fs.writeFileSync(path.join(dir, "src", "index.ts"), script("hello"));
   const before = devDirs();
-  const port = await freePort();
-  const dev = sdkLive(t, ["dev", "--port", String(port)], { home, cwd: dir, env: { TMPDIR: tmp } });
-  await dev.waitForOutput(
-    (s) => s.stdout.includes(`running at http://127.0.0.1:${port}`),
-    30_000,
-    "the local URL",
-  );
+  const dev = sdkLive(t, ["dev", "--port", "0"], { home, cwd: dir, env: { TMPDIR: tmp } });
+  const running = /running at (http:\/\/127\.0\.0\.1:\d+)/;
+  await dev.waitForOutput((s) => running.test(s.stdout), 30_000, "the local URL");
+  const url = running.exec(dev.stdout())![1]!;
+  assert.doesNotMatch(url, /:0$/, "the URL has the port the server got");
   await dev.waitForOutput(
     (s) => s.stdout.includes("hello from the simulated board"),
     15_000,
     "the script's log line",
   );
   await dev.waitForOutput((s) => /state led = 1/.test(s.stdout), 10_000, "the state change");
-  assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200, "the local server answers");
+  assert.equal((await fetch(`${url}/health`)).status, 200, "the local server answers");
   const created = [...devDirs()].filter((d) => !before.has(d));
   assert.equal(created.length, 1, "one temporary data directory");
 
@@ -54,5 +51,5 @@ export default class Main extends DeviceScript {
   dev.child.kill("SIGINT");
   assert.equal((await dev.exited).code, 0, dev.stderr());
   assert.ok(!fs.existsSync(path.join(tmp, created[0]!)), "the temporary data is removed");
-  await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), "the local server is gone");
+  await assert.rejects(fetch(`${url}/health`), "the local server is gone");
 });

@@ -33,19 +33,23 @@ export function watchDevice(
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const open = () => {
-    socket = new WebSocket(url, protocols);
-    socket.onopen = () => {
+    const current = new WebSocket(url, protocols);
+    socket = current;
+    current.onopen = () => {
+      // stop() came while connecting: closing a connecting socket aborts it with a warning.
+      if (stopped) return current.close(1000);
       attempt = 0;
       options.onOpen?.();
     };
-    socket.onmessage = (message) => {
+    current.onmessage = (message) => {
+      if (stopped) return;
       try {
         options.onEvent(JSON.parse(String(message.data)) as WatchEvent);
       } catch {
         // not JSON: not from this server
       }
     };
-    socket.onclose = (event) => {
+    current.onclose = (event) => {
       // 4004: the device is gone; 4001: the credential was revoked. Retrying would not help.
       const willReconnect =
         !stopped && options.reconnect !== false && event.code !== 4004 && event.code !== 4001;
@@ -60,7 +64,8 @@ export function watchDevice(
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      socket?.close(1000);
+      // A connecting socket is closed by its onopen.
+      if (socket?.readyState === WebSocket.OPEN) socket.close(1000);
     },
   };
 }

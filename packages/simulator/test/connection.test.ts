@@ -178,15 +178,23 @@ describe("connection", () => {
   });
 
   test("silence from the server past the heartbeat timeout drops the connection", async (t) => {
-    const { server, device, conn } = await connectedDevice(t, { heartbeatTimeoutMs: 300 });
-    // Pings keep it up.
-    for (let i = 0; i < 3; i++) {
-      const pong = withTimeout(new Promise((resolve) => conn.ws.once("pong", resolve)), 5_000, "a pong");
+    // The watchdog runs on real timers: its timeout is far above any event-loop stall of this
+    // process (which also runs the fake server), and the pings are spaced well within it.
+    const timeoutMs = 2_000;
+    const { server, device, conn } = await connectedDevice(t, { heartbeatTimeoutMs: timeoutMs });
+    const disconnects: unknown[] = [];
+    device.on("disconnected", (d) => disconnects.push(d));
+    // Pings keep it up, for longer than the timeout.
+    const started = performance.now();
+    while (performance.now() - started < timeoutMs * 1.25) {
+      const pong = withTimeout(new Promise((resolve) => conn.ws.once("pong", resolve)), 15_000, "a pong");
       conn.ws.ping();
       await pong;
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs / 4));
     }
-    const error = device.waitFor("error");
-    const back = device.waitFor("connected");
+    assert.deepEqual(disconnects, [], "pings kept the connection up");
+    const error = device.waitFor("error", 15_000);
+    const back = device.waitFor("connected", 15_000);
     assert.match((await error).message, /nothing from the server/);
     assert.equal((await conn.closed).code, 1006);
     await back;
@@ -206,11 +214,11 @@ describe("connection", () => {
       await device.stop();
       await server.close();
     });
-    const opened = device.waitFor("open");
+    // The status as the socket opens: later, the 50 ms welcome timeout may already have fired.
+    const statusWhenOpen = new Promise((resolve) => device.once("open", () => resolve(device.status)));
     device.start();
-    await opened;
+    assert.equal(await statusWhenOpen, "handshaking");
     const first = await server.nextConnection();
-    assert.equal(device.status, "handshaking");
     assert.equal((await first.closed).code, 1006);
     await server.nextConnection();
     assert.equal(device.connected, false);

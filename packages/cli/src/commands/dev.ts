@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { loadProjectConfig } from "@sdk/build";
 import { SdkClient, watchDevice } from "@sdk/client";
@@ -14,6 +15,39 @@ import { runBuild } from "./build.ts";
 
 const serverMain = fileURLToPath(import.meta.resolve("@sdk/server/main"));
 
+/**
+ * The server's URL from its "listening on <url>" log line: with port 0 only the server knows
+ * which port it got. Its other log lines are read and dropped.
+ */
+function listeningUrl(server: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout! });
+    const done = (error?: Error, url?: string) => {
+      clearTimeout(timer);
+      server.off("exit", onExit);
+      lines.off("line", onLine);
+      if (error) reject(error);
+      else resolve(url!);
+    };
+    const onLine = (line: string) => {
+      try {
+        const msg: unknown = JSON.parse(line).msg;
+        const url = typeof msg === "string" ? /listening on (http:\/\/\S+)$/.exec(msg)?.[1] : undefined;
+        if (url) done(undefined, url);
+      } catch {
+        // not a log line
+      }
+    };
+    const onExit = (code: number | null) => done(new CliError(`the local server exited (code ${code})`));
+    const timer = setTimeout(
+      () => done(new CliError(`the local server did not start within ${timeoutMs / 1000}s`)),
+      timeoutMs,
+    );
+    lines.on("line", onLine);
+    server.once("exit", onExit);
+  });
+}
+
 async function waitReady(url: string, server: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -21,7 +55,7 @@ async function waitReady(url: string, server: ChildProcess, timeoutMs: number): 
     try {
       if ((await fetch(`${url}/ready`)).ok) return;
     } catch {
-      // not listening yet
+      // not answering yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -35,26 +69,26 @@ export const dev: Command = {
   details:
     "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys. Ctrl-C stops everything and removes the temporary data.",
   options: { port: { type: "string" } },
-  optionHelp: ["--port <number>   the local server's port (default 8787)"],
+  optionHelp: ["--port <number>   the local server's port (default 8787; 0 picks a free port)"],
   async run({ values, g }) {
     const port = values.port === undefined ? 8787 : Number(values.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535)
-      throw new UsageError("--port must be a number from 1 to 65535", "dev");
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError("--port must be a number from 0 (a free port) to 65535", "dev");
     const config = await loadProjectConfig(g.dir).catch((error: Error) => {
       throw new CliError(`${error.message}\nRun sdk dev in a project directory (made by sdk init).`);
     });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dev-"));
-    const url = `http://127.0.0.1:${port}`;
     const server = spawn(process.execPath, [serverMain], {
       env: {
         ...process.env,
         PORT: String(port),
         HOST: "127.0.0.1",
         DATA_DIR: dataDir,
-        LOG_LEVEL: "warn",
+        // info: the "listening on <url>" line tells the port
+        LOG_LEVEL: "info",
         LOG_FORMAT: "json",
       },
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let serverErrors = "";
     server.stderr?.on("data", (chunk) => {
@@ -77,10 +111,15 @@ export const dev: Command = {
     };
 
     try {
-      g.out.step(`Starting a local server on port ${port}`);
-      await waitReady(url, server, 15_000).catch((error: Error) => {
+      g.out.step(
+        port === 0 ? "Starting a local server on a free port" : `Starting a local server on port ${port}`,
+      );
+      const withServerErrors = (error: Error) => {
         throw new CliError(`${error.message}${serverErrors ? `:\n${serverErrors.trim()}` : ""}`);
-      });
+      };
+      const url = await listeningUrl(server, 15_000).catch(withServerErrors);
+      server.stdout?.resume();
+      await waitReady(url, server, 15_000).catch(withServerErrors);
       const anon = new SdkClient({ baseUrl: url });
       const auth = await anon.api.register({
         body: {
@@ -110,9 +149,16 @@ export const dev: Command = {
       };
       await deployOnce();
 
+      // The simulator starts once the watch is subscribed, so its first lines are shown.
+      let subscribed: () => void = () => {};
+      const snapshot = new Promise<void>((resolve) => {
+        subscribed = resolve;
+      });
       watch = watchDevice(url, auth.token!.token, ids, {
         onEvent(event) {
-          if (event.type === "log") {
+          if (event.type === "snapshot") {
+            subscribed();
+          } else if (event.type === "log") {
             g.out.logEntry(event.entry);
           } else if (event.type === "state") {
             g.out.line(
@@ -125,8 +171,18 @@ export const dev: Command = {
           }
         },
       });
+      let noSnapshot: NodeJS.Timeout | undefined;
+      await Promise.race([
+        snapshot,
+        new Promise((_, reject) => {
+          noSnapshot = setTimeout(
+            () => reject(new CliError("the local server did not answer the device watch within 15s")),
+            15_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(noSnapshot));
       simulator = new SimulatedDevice({
-        server: `127.0.0.1:${port}`,
+        server: new URL(url).host,
         deviceId: credentials.deviceId,
         secret: credentials.secret,
         board: config.board,

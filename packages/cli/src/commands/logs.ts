@@ -63,7 +63,8 @@ export const logs: Command = {
     if (deviceIds.length === 0) g.out.info("The project has no devices yet; nothing to stream.");
     const seen = new Set(lines.map((l) => l.id));
     const token = client.token;
-    let opened = 0;
+    // The snapshot confirms the subscription: from then on new lines are shown.
+    const subscribed = new Set<string>();
     const handles = deviceIds.map((deviceId) =>
       watchDevice(
         host,
@@ -71,21 +72,22 @@ export const logs: Command = {
         { projectId: id, deviceId },
         {
           onEvent(event) {
+            if (event.type === "snapshot") {
+              if (subscribed.has(deviceId)) return;
+              subscribed.add(deviceId);
+              if (subscribed.size === deviceIds.length)
+                g.out.info(
+                  g.out.dim(
+                    `Streaming logs of ${deviceIds.length} device${deviceIds.length === 1 ? "" : "s"} (Ctrl-C to stop)`,
+                  ),
+                );
+              return;
+            }
             if (event.type !== "log" || seen.has(event.entry.id)) return;
             seen.add(event.entry.id);
             const line = { ...event.entry, deviceId };
             if (g.out.json) g.out.ndjson(line);
             else g.out.logEntry(line, many ? line.deviceId : undefined);
-          },
-          onOpen() {
-            opened++;
-            if (opened === deviceIds.length) {
-              g.out.info(
-                g.out.dim(
-                  `Streaming logs of ${deviceIds.length} device${deviceIds.length === 1 ? "" : "s"} (Ctrl-C to stop)`,
-                ),
-              );
-            }
           },
           onClose({ code, willReconnect }) {
             if (willReconnect)

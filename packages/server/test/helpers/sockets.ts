@@ -16,12 +16,21 @@ export class Inbox {
     }
   }
 
-  /** The first message (already received or still to come) that matches, within `timeoutMs`. */
-  next(match: (m: any) => boolean, timeoutMs = 5000, what = "a matching message"): Promise<any> {
+  /**
+   * The first message (already received or still to come) that matches. `timeoutMs` only guards
+   * against a hang, so it is generous: a loaded machine must not fail a test that would pass.
+   */
+  next(match: (m: any) => boolean, timeoutMs = 15_000, what = "a matching message"): Promise<any> {
     const found = this.messages.find(match);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
-      const waiter = { match, resolve };
+      const waiter = {
+        match,
+        resolve: (m: any) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
         reject(
@@ -30,13 +39,7 @@ export class Inbox {
           ),
         );
       }, timeoutMs);
-      this.#waiters.add({
-        match,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      });
+      this.#waiters.add(waiter);
     });
   }
 
