@@ -97,7 +97,7 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
     this.#session.connection.freeze(frozen);
   }
 
-  /** Resolves with the next `event` (passing `filter`); rejects after `timeoutMs` (default 5 s). */
+  /** Resolves with the next `event` (passing `filter`); rejects after `timeoutMs` (default 15 s). */
   waitFor<E extends keyof DeviceEvents>(event: E, timeoutMs?: number): Promise<DeviceEvents[E]>;
   waitFor<E extends keyof DeviceEvents>(
     event: E,

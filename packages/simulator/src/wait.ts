@@ -1,6 +1,7 @@
 import type { Emitter } from "./emitter.ts";
 
-export const defaultWaitMs = 5_000;
+/** How long `waitFor` waits by default: a guard against a hang, not a promise of speed. */
+export const defaultWaitMs = 15_000;
 
 /** Resolves with the next `event` payload that passes `filter`; rejects after `timeoutMs`. */
 export function waitForEvent<Events extends object, E extends keyof Events>(
