@@ -299,6 +299,13 @@ const busPin = (peripheral: Peripheral, busArg: string, role: string): ArgSpec =
   role,
 });
 const data: ArgSpec = { name: "data", kind: "bytes" };
+const busFrequency = (range: Range, what: string): ArgSpec => ({
+  name: "frequency",
+  kind: "integer",
+  range,
+  what,
+  unit: " Hz",
+});
 
 /** Every command's arguments. The zod schemas of @sdk/protocol and the C header derive from this. */
 export const commandArgs: { readonly [T in CommandType]: readonly ArgSpec[] } = {
@@ -330,13 +337,7 @@ export const commandArgs: { readonly [T in CommandType]: readonly ArgSpec[] } = 
     bus("bus"),
     busPin("i2c", "bus", "sda"),
     busPin("i2c", "bus", "scl"),
-    {
-      name: "frequency",
-      kind: "integer",
-      range: commandRanges.i2cFrequency,
-      what: "I2C frequency",
-      unit: " Hz",
-    },
+    busFrequency(commandRanges.i2cFrequency, "I2C frequency"),
   ],
   i2c_write: [bus("bus"), { name: "address", kind: "i2cAddress" }, data],
   i2c_read: [
@@ -351,13 +352,7 @@ export const commandArgs: { readonly [T in CommandType]: readonly ArgSpec[] } = 
     busPin("spi", "bus", "sck"),
     busPin("spi", "bus", "tx"),
     busPin("spi", "bus", "rx"),
-    {
-      name: "frequency",
-      kind: "integer",
-      range: commandRanges.spiFrequency,
-      what: "SPI frequency",
-      unit: " Hz",
-    },
+    busFrequency(commandRanges.spiFrequency, "SPI frequency"),
     { name: "mode", kind: "integer", range: commandRanges.spiMode, what: "SPI mode", optional: true },
   ],
   spi_transfer: [bus("bus"), data, { name: "cs", kind: "gpio", what: "cs", optional: true }],
