@@ -104,6 +104,14 @@ test("a watch opens with the token as its sub-protocol and starts with a snapsho
   await staysClosed(w, 1);
 });
 
+/** The server closed the watch with `code`, and the client stays closed. */
+async function closedForGood(w: ReturnType<typeof watcher>, code: number) {
+  await w.until("the close", () => w.seen.closes.length === 1);
+  assert.equal(w.seen.closes[0]!.code, code);
+  assert.equal(w.seen.closes[0]!.willReconnect, false);
+  await staysClosed(w, 1);
+}
+
 test("a revoked token closes the watch with 4001 and the client does not reconnect", async (t) => {
   const ids = await device();
   const created = await admin.api.createToken({ body: { name: "watcher" } });
@@ -112,10 +120,7 @@ test("a revoked token closes the watch with 4001 and the client does not reconne
   await w.until("the snapshot", () => w.snapshots() === 1);
 
   await admin.api.revokeToken({ params: { tokenId: created.id } });
-  await w.until("the close", () => w.seen.closes.length === 1);
-  assert.equal(w.seen.closes[0]!.code, 4001);
-  assert.equal(w.seen.closes[0]!.willReconnect, false);
-  await staysClosed(w, 1);
+  await closedForGood(w, 4001);
 });
 
 test("a deleted device closes the watch with 4004 and the client does not reconnect", async (t) => {
@@ -125,10 +130,7 @@ test("a deleted device closes the watch with 4004 and the client does not reconn
   await w.until("the snapshot", () => w.snapshots() === 1);
 
   await admin.api.deleteDevice({ params: ids });
-  await w.until("the close", () => w.seen.closes.length === 1);
-  assert.equal(w.seen.closes[0]!.code, 4004);
-  assert.equal(w.seen.closes[0]!.willReconnect, false);
-  await staysClosed(w, 1);
+  await closedForGood(w, 4004);
 });
 
 test("after the server restarts, the watch reconnects by itself and gets a fresh snapshot", async (t) => {
