@@ -43,6 +43,7 @@ int main(void) {
   check(COUNT(reserved) == SDK_RESERVED_MESSAGE_COUNT, "reserved message count");
   check(COUNT(levels) == SDK_LOG_LEVELS_COUNT, "log level count");
   check(COUNT(states) == SDK_CONNECTION_STATES_COUNT, "connection state count");
+  check(boards[0][0] && board_names[0][0] && reserved[0][0] && levels[0][0] && states[0][0], "names are not empty");
   check(SDK_MIN_DEVICE_FRAME_BYTES < SDK_MAX_FRAME_BYTES, "a device frame fits the frame limit");
   check(SDK_LOG_MESSAGE_MAX_LENGTH < SDK_MAX_FRAME_BYTES, "a log message fits one frame");
   check(SDK_STATE_VALUE_MAX_BYTES < SDK_MAX_FRAME_BYTES, "a state value fits one frame");
