@@ -1,4 +1,5 @@
-// Writes firmware/core/generated/sdk_protocol.h from the protocol's rules as data
+// Writes firmware/core/generated/sdk_protocol.h (and the checkCommand test vectors the firmware's
+// tests read) from the protocol's rules as data
 // (packages/protocol/src/hardware.ts): `npm run generate:c-header`. The firmware validates commands
 // with it exactly as `checkCommand` does; a test fails when the committed header is stale.
 import fs from "node:fs";
@@ -42,6 +43,8 @@ import {
   uartDataBits,
   uartStopBits,
 } from "@sdk/protocol/hardware";
+
+import { checkCommandVectorsPath, renderCheckCommandVectors } from "./check-command-vectors.ts";
 
 export const cHeaderPath = new URL("../firmware/core/generated/sdk_protocol.h", import.meta.url);
 
@@ -209,11 +212,12 @@ export function renderCHeader(): string {
   lines.push(
     "/*",
     " * Every argument of every command, in the order checkCommand checks them:",
-    ' * X(COMMAND, "name", KIND, OPTIONAL, MIN, MAX, TABLE). KIND is one of DIGITAL_PIN (a GPIO',
+    ' * X(COMMAND, "name", KIND, OPTIONAL, MIN, MAX, TABLE, "what", "unit"). KIND is one of DIGITAL_PIN (a GPIO',
     ' * or "LED"), GPIO, ADC_PIN, LEVEL, BUS, BUS_PIN, INTEGER, NUMBER, ONE_OF, I2C_ADDRESS, BAUD,',
     " * BYTES, PIXELS. MIN/MAX bound INTEGER and NUMBER. TABLE is NONE, or for a BUS_PIN its role",
     " * (I2C_SDA … UART_RX: SDK_BOARD_<TABLE>_MASKS[board][bus], the bus being the BUS argument",
-    " * before it), or for a ONE_OF its options (PIN_MODES … UART_STOP_BITS: SDK_<TABLE>).",
+    ' * before it), or for a ONE_OF its options (PIN_MODES … UART_STOP_BITS: SDK_<TABLE>). "what"',
+    ' * and "unit" are the words checkCommand\'s messages use for the argument ("SPI mode", " Hz").',
     " */",
     "#define SDK_COMMAND_ARGS(X) \\",
   );
@@ -236,8 +240,11 @@ export function renderCHeader(): string {
         if (!name) throw new Error(`${type}.${spec.name}: no C table for its options`);
         table = name;
       }
+      const pinKind = spec.kind === "digitalPin" || spec.kind === "gpio" || spec.kind === "adcPin";
+      const what = ("what" in spec && spec.what) || (pinKind ? "pin" : spec.name);
+      const unit = ("unit" in spec && spec.unit) || "";
       rows.push(
-        `  X(${macro(type)}, ${cString(spec.name)}, ${macro(spec.kind)}, ${spec.optional ? 1 : 0}, ${min}, ${max}, ${table})`,
+        `  X(${macro(type)}, ${cString(spec.name)}, ${macro(spec.kind)}, ${spec.optional ? 1 : 0}, ${min}, ${max}, ${table}, ${cString(what)}, ${cString(unit)})`,
       );
     }
   }
@@ -248,7 +255,12 @@ export function renderCHeader(): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  fs.mkdirSync(new URL(".", cHeaderPath), { recursive: true });
-  fs.writeFileSync(cHeaderPath, renderCHeader());
-  console.log(`wrote ${fileURLToPath(cHeaderPath)}`);
+  for (const [file, text] of [
+    [cHeaderPath, renderCHeader()],
+    [checkCommandVectorsPath, renderCheckCommandVectors()],
+  ] as const) {
+    fs.mkdirSync(new URL(".", file), { recursive: true });
+    fs.writeFileSync(file, text);
+    console.log(`wrote ${fileURLToPath(file)}`);
+  }
 }

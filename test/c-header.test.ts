@@ -18,6 +18,7 @@ import {
   protocolVersion,
   uartBauds,
 } from "@sdk/protocol";
+import { checkCommandVectorsPath, renderCheckCommandVectors } from "../scripts/check-command-vectors.ts";
 import { cHeaderPath, renderCHeader } from "../scripts/generate-c-header.ts";
 
 const headerFile = fileURLToPath(cHeaderPath);
@@ -30,6 +31,21 @@ const strict = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 test("the committed header is what the generator writes (regenerate: npm run generate:c-header)", () => {
   assert.ok(fs.existsSync(headerFile), `${headerFile} is missing`);
   assert.equal(fs.readFileSync(headerFile, "utf8"), renderCHeader());
+});
+
+test("the committed checkCommand vectors are what the generator writes (npm run generate:c-header)", () => {
+  const file = fileURLToPath(checkCommandVectorsPath);
+  assert.ok(fs.existsSync(file), `${file} is missing`);
+  const text = fs.readFileSync(file, "utf8");
+  assert.equal(text, renderCheckCommandVectors());
+  const cases = text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { error: string | null });
+  assert.ok(
+    cases.some((c) => c.error === null) && cases.some((c) => c.error !== null),
+    "valid and invalid cases",
+  );
 });
 
 test("the header has an include guard and the protocol's basic numbers", () => {
@@ -55,7 +71,7 @@ test("a C program reading the header's tables agrees with checkCommand", { skip:
 #include "${headerFile}"
 
 struct arg { int command; const char *name; int optional; double min, max; };
-#define ROW(command, name, kind, optional, min, max, table) { SDK_COMMAND_##command, name, optional, min, max },
+#define ROW(command, name, kind, optional, min, max, table, what, unit) { SDK_COMMAND_##command, name, optional, min, max },
 static const struct arg args[] = { SDK_COMMAND_ARGS(ROW) };
 static const char *const commands[SDK_COMMAND_COUNT] = SDK_COMMAND_NAMES;
 static const char *const board_ids[SDK_BOARD_COUNT] = SDK_BOARD_IDS;

@@ -215,59 +215,60 @@ enum sdk_board {
 
 /*
  * Every argument of every command, in the order checkCommand checks them:
- * X(COMMAND, "name", KIND, OPTIONAL, MIN, MAX, TABLE). KIND is one of DIGITAL_PIN (a GPIO
+ * X(COMMAND, "name", KIND, OPTIONAL, MIN, MAX, TABLE, "what", "unit"). KIND is one of DIGITAL_PIN (a GPIO
  * or "LED"), GPIO, ADC_PIN, LEVEL, BUS, BUS_PIN, INTEGER, NUMBER, ONE_OF, I2C_ADDRESS, BAUD,
  * BYTES, PIXELS. MIN/MAX bound INTEGER and NUMBER. TABLE is NONE, or for a BUS_PIN its role
  * (I2C_SDA … UART_RX: SDK_BOARD_<TABLE>_MASKS[board][bus], the bus being the BUS argument
- * before it), or for a ONE_OF its options (PIN_MODES … UART_STOP_BITS: SDK_<TABLE>).
+ * before it), or for a ONE_OF its options (PIN_MODES … UART_STOP_BITS: SDK_<TABLE>). "what"
+ * and "unit" are the words checkCommand's messages use for the argument ("SPI mode", " Hz").
  */
 #define SDK_COMMAND_ARGS(X) \
-  X(PIN_MODE, "pin", DIGITAL_PIN, 0, 0, 0, NONE) \
-  X(PIN_MODE, "mode", ONE_OF, 0, 0, 0, PIN_MODES) \
-  X(PIN_MODE, "pull", ONE_OF, 1, 0, 0, PULLS) \
-  X(GPIO_WRITE, "pin", DIGITAL_PIN, 0, 0, 0, NONE) \
-  X(GPIO_WRITE, "value", LEVEL, 0, 0, 0, NONE) \
-  X(GPIO_READ, "pin", DIGITAL_PIN, 0, 0, 0, NONE) \
-  X(GPIO_TOGGLE, "pin", DIGITAL_PIN, 0, 0, 0, NONE) \
-  X(GPIO_WATCH, "pin", GPIO, 0, 0, 0, NONE) \
-  X(GPIO_WATCH, "edge", ONE_OF, 0, 0, 0, EDGES) \
-  X(GPIO_WATCH, "debounceMs", INTEGER, 1, 0, 1000, NONE) \
-  X(GPIO_UNWATCH, "pin", GPIO, 0, 0, 0, NONE) \
-  X(PWM, "pin", GPIO, 0, 0, 0, NONE) \
-  X(PWM, "frequency", NUMBER, 0, 8, 1000000, NONE) \
-  X(PWM, "duty", NUMBER, 0, 0, 1, NONE) \
-  X(ADC_READ, "pin", ADC_PIN, 0, 0, 0, NONE) \
-  X(I2C_CONFIGURE, "bus", BUS, 0, 0, 0, NONE) \
-  X(I2C_CONFIGURE, "sda", BUS_PIN, 0, 0, 0, I2C_SDA) \
-  X(I2C_CONFIGURE, "scl", BUS_PIN, 0, 0, 0, I2C_SCL) \
-  X(I2C_CONFIGURE, "frequency", INTEGER, 0, 10000, 1000000, NONE) \
-  X(I2C_WRITE, "bus", BUS, 0, 0, 0, NONE) \
-  X(I2C_WRITE, "address", I2C_ADDRESS, 0, 0, 0, NONE) \
-  X(I2C_WRITE, "data", BYTES, 0, 0, 0, NONE) \
-  X(I2C_READ, "bus", BUS, 0, 0, 0, NONE) \
-  X(I2C_READ, "address", I2C_ADDRESS, 0, 0, 0, NONE) \
-  X(I2C_READ, "length", INTEGER, 0, 1, 4096, NONE) \
-  X(I2C_READ, "register", INTEGER, 1, 0, 255, NONE) \
-  X(I2C_SCAN, "bus", BUS, 0, 0, 0, NONE) \
-  X(SPI_CONFIGURE, "bus", BUS, 0, 0, 0, NONE) \
-  X(SPI_CONFIGURE, "sck", BUS_PIN, 0, 0, 0, SPI_SCK) \
-  X(SPI_CONFIGURE, "tx", BUS_PIN, 0, 0, 0, SPI_TX) \
-  X(SPI_CONFIGURE, "rx", BUS_PIN, 0, 0, 0, SPI_RX) \
-  X(SPI_CONFIGURE, "frequency", INTEGER, 0, 1000, 50000000, NONE) \
-  X(SPI_CONFIGURE, "mode", INTEGER, 1, 0, 3, NONE) \
-  X(SPI_TRANSFER, "bus", BUS, 0, 0, 0, NONE) \
-  X(SPI_TRANSFER, "data", BYTES, 0, 0, 0, NONE) \
-  X(SPI_TRANSFER, "cs", GPIO, 1, 0, 0, NONE) \
-  X(UART_CONFIGURE, "uart", BUS, 0, 0, 0, NONE) \
-  X(UART_CONFIGURE, "tx", BUS_PIN, 0, 0, 0, UART_TX) \
-  X(UART_CONFIGURE, "rx", BUS_PIN, 0, 0, 0, UART_RX) \
-  X(UART_CONFIGURE, "baud", BAUD, 0, 0, 0, NONE) \
-  X(UART_CONFIGURE, "dataBits", INTEGER, 1, 5, 8, NONE) \
-  X(UART_CONFIGURE, "parity", ONE_OF, 1, 0, 0, PARITIES) \
-  X(UART_CONFIGURE, "stopBits", ONE_OF, 1, 0, 0, UART_STOP_BITS) \
-  X(UART_WRITE, "uart", BUS, 0, 0, 0, NONE) \
-  X(UART_WRITE, "data", BYTES, 0, 0, 0, NONE) \
-  X(WS2812_WRITE, "pin", GPIO, 0, 0, 0, NONE) \
-  X(WS2812_WRITE, "pixels", PIXELS, 0, 0, 0, NONE)
+  X(PIN_MODE, "pin", DIGITAL_PIN, 0, 0, 0, NONE, "pin", "") \
+  X(PIN_MODE, "mode", ONE_OF, 0, 0, 0, PIN_MODES, "mode", "") \
+  X(PIN_MODE, "pull", ONE_OF, 1, 0, 0, PULLS, "pull", "") \
+  X(GPIO_WRITE, "pin", DIGITAL_PIN, 0, 0, 0, NONE, "pin", "") \
+  X(GPIO_WRITE, "value", LEVEL, 0, 0, 0, NONE, "value", "") \
+  X(GPIO_READ, "pin", DIGITAL_PIN, 0, 0, 0, NONE, "pin", "") \
+  X(GPIO_TOGGLE, "pin", DIGITAL_PIN, 0, 0, 0, NONE, "pin", "") \
+  X(GPIO_WATCH, "pin", GPIO, 0, 0, 0, NONE, "pin", "") \
+  X(GPIO_WATCH, "edge", ONE_OF, 0, 0, 0, EDGES, "edge", "") \
+  X(GPIO_WATCH, "debounceMs", INTEGER, 1, 0, 1000, NONE, "debounceMs", "") \
+  X(GPIO_UNWATCH, "pin", GPIO, 0, 0, 0, NONE, "pin", "") \
+  X(PWM, "pin", GPIO, 0, 0, 0, NONE, "pin", "") \
+  X(PWM, "frequency", NUMBER, 0, 8, 1000000, NONE, "frequency", " Hz") \
+  X(PWM, "duty", NUMBER, 0, 0, 1, NONE, "duty", "") \
+  X(ADC_READ, "pin", ADC_PIN, 0, 0, 0, NONE, "pin", "") \
+  X(I2C_CONFIGURE, "bus", BUS, 0, 0, 0, NONE, "bus", "") \
+  X(I2C_CONFIGURE, "sda", BUS_PIN, 0, 0, 0, I2C_SDA, "sda", "") \
+  X(I2C_CONFIGURE, "scl", BUS_PIN, 0, 0, 0, I2C_SCL, "scl", "") \
+  X(I2C_CONFIGURE, "frequency", INTEGER, 0, 10000, 1000000, NONE, "I2C frequency", " Hz") \
+  X(I2C_WRITE, "bus", BUS, 0, 0, 0, NONE, "bus", "") \
+  X(I2C_WRITE, "address", I2C_ADDRESS, 0, 0, 0, NONE, "address", "") \
+  X(I2C_WRITE, "data", BYTES, 0, 0, 0, NONE, "data", "") \
+  X(I2C_READ, "bus", BUS, 0, 0, 0, NONE, "bus", "") \
+  X(I2C_READ, "address", I2C_ADDRESS, 0, 0, 0, NONE, "address", "") \
+  X(I2C_READ, "length", INTEGER, 0, 1, 4096, NONE, "length", "") \
+  X(I2C_READ, "register", INTEGER, 1, 0, 255, NONE, "register", "") \
+  X(I2C_SCAN, "bus", BUS, 0, 0, 0, NONE, "bus", "") \
+  X(SPI_CONFIGURE, "bus", BUS, 0, 0, 0, NONE, "bus", "") \
+  X(SPI_CONFIGURE, "sck", BUS_PIN, 0, 0, 0, SPI_SCK, "sck", "") \
+  X(SPI_CONFIGURE, "tx", BUS_PIN, 0, 0, 0, SPI_TX, "tx", "") \
+  X(SPI_CONFIGURE, "rx", BUS_PIN, 0, 0, 0, SPI_RX, "rx", "") \
+  X(SPI_CONFIGURE, "frequency", INTEGER, 0, 1000, 50000000, NONE, "SPI frequency", " Hz") \
+  X(SPI_CONFIGURE, "mode", INTEGER, 1, 0, 3, NONE, "SPI mode", "") \
+  X(SPI_TRANSFER, "bus", BUS, 0, 0, 0, NONE, "bus", "") \
+  X(SPI_TRANSFER, "data", BYTES, 0, 0, 0, NONE, "data", "") \
+  X(SPI_TRANSFER, "cs", GPIO, 1, 0, 0, NONE, "cs", "") \
+  X(UART_CONFIGURE, "uart", BUS, 0, 0, 0, NONE, "uart", "") \
+  X(UART_CONFIGURE, "tx", BUS_PIN, 0, 0, 0, UART_TX, "tx", "") \
+  X(UART_CONFIGURE, "rx", BUS_PIN, 0, 0, 0, UART_RX, "rx", "") \
+  X(UART_CONFIGURE, "baud", BAUD, 0, 0, 0, NONE, "baud", "") \
+  X(UART_CONFIGURE, "dataBits", INTEGER, 1, 5, 8, NONE, "dataBits", "") \
+  X(UART_CONFIGURE, "parity", ONE_OF, 1, 0, 0, PARITIES, "parity", "") \
+  X(UART_CONFIGURE, "stopBits", ONE_OF, 1, 0, 0, UART_STOP_BITS, "stopBits", "") \
+  X(UART_WRITE, "uart", BUS, 0, 0, 0, NONE, "uart", "") \
+  X(UART_WRITE, "data", BYTES, 0, 0, 0, NONE, "data", "") \
+  X(WS2812_WRITE, "pin", GPIO, 0, 0, 0, NONE, "pin", "") \
+  X(WS2812_WRITE, "pixels", PIXELS, 0, 0, 0, NONE, "pixels", "")
 
 #endif /* SDK_PROTOCOL_H */
