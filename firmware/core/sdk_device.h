@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "sdk_backoff.h"
+#include "sdk_commands.h"
 #include "sdk_json.h"
 #include "sdk_url.h"
 #include "sdk_ws.h"
@@ -29,8 +30,6 @@
 #define SDK_DEVICE_WATCH_QUEUE 64u    /* gpio_change events waiting to be sent */
 #define SDK_DEVICE_UART_CHUNK 4096u   /* bytes per uart_rx message */
 #define SDK_DEVICE_HANDSHAKE_BYTES 2048u
-
-typedef enum { SDK_BOARD_PICO_W = 0, SDK_BOARD_PICO2_W = 1 } sdk_board;
 
 typedef struct {
   const char *device_id;
@@ -68,7 +67,10 @@ typedef struct {
   uint64_t welcomed_ms;   /* when welcome arrived */
   uint64_t last_rx_ms;    /* last byte from the server */
   uint32_t heartbeat_s;   /* from welcome */
-  bool stopping;          /* sdk_device_stop: close 1000 sent, waiting for the socket to drain */
+  bool stopping;          /* sdk_device_stop was called */
+  bool close_after_flush; /* a close frame is queued: drop the connection once it is sent */
+  uint16_t close_code;    /* the code that ended the connection (picks the next delay) */
+  uint32_t revoked_count; /* consecutive 401/4001 refusals */
   /* the socket */
   char ws_key[SDK_WS_KEY_LEN + 1];
   size_t handshake_len;
@@ -80,6 +82,7 @@ typedef struct {
   uint8_t tx[SDK_DEVICE_TX_BYTES + SDK_WS_MAX_HEADER];
   size_t tx_len;
   size_t tx_sent;
+  uint32_t pins_used; /* pins a command gave a function since boot (gpio_watch makes the others inputs) */
   /* buses configured since boot */
   bool i2c_ready[2];
   bool spi_ready[2];

@@ -1,0 +1,607 @@
+#include "sdk_device.h"
+
+#include <string.h>
+
+#include "sdk_command_run.h"
+#include "sdk_port.h"
+#include "sdk_protocol.h"
+#include "sdk_text.h"
+
+#define UPGRADE_TIMEOUT_MS 10000u
+#define WELCOME_TIMEOUT_MS 15000u
+#define STABLE_CONNECTION_MS 10000u
+#define DEFAULT_HEARTBEAT_S 15u
+#define REVOKED_MAX_FACTOR 32u
+#define DEVICE_PATH "/v1/device"
+
+static const char *const log_levels[] = SDK_LOG_LEVELS;
+
+static uint32_t random32(void) {
+  uint8_t b[4];
+  sdk_port_random(b, sizeof b);
+  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static void local_log2(int level, const char *a, const char *b) {
+  char line[320];
+  sdk_text t;
+  sdk_text_init(&t, line, sizeof line);
+  sdk_text_add(&t, a);
+  sdk_text_add(&t, b);
+  sdk_port_log(level, line);
+}
+
+/* ---------------- sending */
+
+static bool tx_idle(const sdk_device *dev) { return dev->tx_sent == dev->tx_len; }
+
+/* A writer over the payload area of the send buffer (room is kept in front for the header). */
+static void begin_frame(sdk_device *dev, sdk_json_writer *w) {
+  sdk_jw_init(w, (char *)dev->tx + SDK_WS_MAX_HEADER, SDK_DEVICE_TX_BYTES);
+}
+
+/* Puts a header in front of the len payload bytes at tx + SDK_WS_MAX_HEADER and masks them. */
+static void queue_frame(sdk_device *dev, uint8_t opcode, size_t len) {
+  uint8_t mask[4], header[SDK_WS_MAX_HEADER];
+  sdk_port_random(mask, sizeof mask);
+  size_t hlen = sdk_ws_frame_header(header, opcode, len, mask);
+  uint8_t *payload = dev->tx + SDK_WS_MAX_HEADER;
+  sdk_ws_mask(payload, len, mask);
+  memcpy(payload - hlen, header, hlen);
+  dev->tx_sent = SDK_WS_MAX_HEADER - hlen;
+  dev->tx_len = SDK_WS_MAX_HEADER + len;
+}
+
+static bool queue_json(sdk_device *dev, const sdk_json_writer *w) {
+  if (!sdk_jw_done(w)) {
+    sdk_port_log(SDK_LOG_ERROR, "a message did not fit the send buffer and was dropped");
+    return false;
+  }
+  queue_frame(dev, SDK_WS_OP_TEXT, w->len);
+  return true;
+}
+
+static void queue_control(sdk_device *dev, uint8_t opcode, const uint8_t *data, size_t len) {
+  memmove(dev->tx + SDK_WS_MAX_HEADER, data, len);
+  queue_frame(dev, opcode, len);
+}
+
+static void queue_close(sdk_device *dev, uint16_t code, const char *reason) {
+  uint8_t payload[125];
+  size_t len = code == 1005 ? 0 : sdk_ws_close_payload(payload, code, reason);
+  queue_control(dev, SDK_WS_OP_CLOSE, payload, len);
+}
+
+static void queue_error(sdk_device *dev, bool has_id, int64_t id, const char *code, const char *message) {
+  sdk_json_writer w;
+  begin_frame(dev, &w);
+  sdk_jw_begin_object(&w);
+  sdk_jw_key(&w, "type");
+  sdk_jw_string(&w, "error");
+  if (has_id) {
+    sdk_jw_key(&w, "id");
+    sdk_jw_int(&w, id);
+  }
+  sdk_jw_key(&w, "code");
+  sdk_jw_string(&w, code);
+  sdk_jw_key(&w, "message");
+  sdk_jw_string(&w, message);
+  sdk_jw_end_object(&w);
+  (void)queue_json(dev, &w);
+}
+
+/* Sends what the network takes now; false when the connection broke. */
+static bool flush(sdk_device *dev) {
+  while (!tx_idle(dev)) {
+    long n = sdk_port_net_send(dev->tx + dev->tx_sent, dev->tx_len - dev->tx_sent);
+    if (n < 0) return false;
+    if (n == 0) return true;
+    dev->tx_sent += (size_t)n;
+  }
+  return true;
+}
+
+/* ---------------- connection lifecycle */
+
+static void schedule(sdk_device *dev, uint32_t delay_ms) {
+  dev->state = SDK_STATE_IDLE;
+  dev->next_attempt_ms = sdk_port_now_ms() + delay_ms;
+  dev->tx_len = dev->tx_sent = 0;
+}
+
+/* Drops the connection and picks when to try again, from how it ended (docs/firmware.md). */
+static void drop(sdk_device *dev, uint16_t code, uint32_t retry_after_s) {
+  sdk_port_net_close();
+  uint64_t now = sdk_port_now_ms();
+  if (dev->welcomed_ms && now - dev->welcomed_ms >= STABLE_CONNECTION_MS) sdk_backoff_reset(&dev->backoff);
+  dev->welcomed_ms = 0;
+  if (dev->stopping) {
+    dev->state = SDK_STATE_STOPPED;
+    return;
+  }
+  uint32_t cap = dev->opt.timing.cap_ms;
+  if (code == SDK_CLOSE_REPLACED) {
+    /* A newer connection with these credentials is live: maybe a second board shares them. */
+    sdk_port_log(SDK_LOG_WARN, "replaced by a newer connection with the same credentials; waiting the backoff cap");
+    schedule(dev, cap + random32() % (cap / 10 + 1));
+    return;
+  }
+  if (code == SDK_CLOSE_REVOKED || code == 401) {
+    sdk_port_log(SDK_LOG_ERROR, "the server refuses these credentials (revoked or wrong): re-provision the device");
+    uint32_t factor = 1u << (dev->revoked_count < 5 ? dev->revoked_count : 5);
+    if (dev->revoked_count < 31) dev->revoked_count++;
+    schedule(dev, cap * (factor > REVOKED_MAX_FACTOR ? REVOKED_MAX_FACTOR : factor));
+    return;
+  }
+  uint32_t delay = sdk_backoff_next(&dev->backoff, random32());
+  uint64_t floor = (uint64_t)retry_after_s * 1000u;
+  if (floor > cap) floor = cap;
+  if (delay < floor) delay = (uint32_t)floor;
+  schedule(dev, delay);
+}
+
+static void start_attempt(sdk_device *dev) {
+  dev->opened_ms = sdk_port_now_ms();
+  dev->welcomed_ms = 0;
+  dev->tx_len = dev->tx_sent = 0;
+  dev->rx_chunk_len = dev->rx_chunk_off = 0;
+  dev->handshake_len = 0;
+  dev->close_after_flush = false;
+  if (!sdk_port_net_open(dev->opt.server.host, dev->opt.server.port, dev->opt.server.tls)) {
+    drop(dev, 1006, 0);
+    return;
+  }
+  dev->state = SDK_STATE_CONNECTING;
+}
+
+static void send_upgrade(sdk_device *dev) {
+  char host[SDK_URL_HOST_MAX + 10];
+  uint8_t nonce[16];
+  sdk_port_random(nonce, sizeof nonce);
+  if (sdk_url_host_header(&dev->opt.server, host, sizeof host) == 0) {
+    drop(dev, 1006, 0);
+    return;
+  }
+  size_t n = sdk_ws_build_upgrade((char *)dev->tx, sizeof dev->tx, host, DEVICE_PATH, dev->opt.device_id,
+                                  dev->opt.secret, nonce, dev->ws_key);
+  if (n == 0) {
+    sdk_port_log(SDK_LOG_ERROR, "the upgrade request does not fit the send buffer");
+    drop(dev, 1006, 0);
+    return;
+  }
+  dev->tx_sent = 0;
+  dev->tx_len = n;
+  dev->state = SDK_STATE_UPGRADING;
+}
+
+static void send_hello(sdk_device *dev) {
+  sdk_json_writer w;
+  begin_frame(dev, &w);
+  sdk_jw_begin_object(&w);
+  sdk_jw_key(&w, "type");
+  sdk_jw_string(&w, "hello");
+  sdk_jw_key(&w, "protocol");
+  sdk_jw_int(&w, SDK_PROTOCOL_VERSION);
+  sdk_jw_key(&w, "firmware");
+  sdk_jw_string(&w, dev->opt.firmware_version);
+  sdk_jw_key(&w, "board");
+  sdk_jw_string(&w, sdk_board_id(dev->opt.board));
+  sdk_jw_key(&w, "maxFrame");
+  sdk_jw_int(&w, SDK_DEVICE_MAX_FRAME);
+  sdk_jw_end_object(&w);
+  (void)queue_json(dev, &w);
+  dev->state = SDK_STATE_HELLO;
+}
+
+/* Reads the upgrade answer into msg; moves bytes after the header block to the frame input. */
+static void read_upgrade(sdk_device *dev) {
+  size_t room = SDK_DEVICE_HANDSHAKE_BYTES - dev->handshake_len;
+  long n = sdk_port_net_recv(dev->msg + dev->handshake_len, room);
+  if (n < 0) {
+    sdk_port_log(SDK_LOG_WARN, "the server closed the connection during the upgrade");
+    drop(dev, 1006, 0);
+    return;
+  }
+  if (n == 0) return;
+  dev->handshake_len += (size_t)n;
+  sdk_ws_handshake hs;
+  sdk_ws_hs_status st = sdk_ws_parse_upgrade_response((const char *)dev->msg, dev->handshake_len, dev->ws_key, &hs);
+  switch (st) {
+    case SDK_WS_HS_INCOMPLETE:
+      if (dev->handshake_len == SDK_DEVICE_HANDSHAKE_BYTES) {
+        sdk_port_log(SDK_LOG_WARN, "the upgrade answer is too long");
+        drop(dev, 1006, 0);
+      }
+      return;
+    case SDK_WS_HS_SWITCHED: {
+      size_t extra = dev->handshake_len - hs.header_len;
+      memcpy(dev->rx_chunk, dev->msg + hs.header_len, extra);
+      dev->rx_chunk_len = extra;
+      dev->rx_chunk_off = 0;
+      sdk_ws_decoder_init(&dev->decoder, dev->msg, SDK_DEVICE_MAX_FRAME);
+      dev->last_rx_ms = sdk_port_now_ms();
+      send_hello(dev);
+      return;
+    }
+    case SDK_WS_HS_UNAUTHORIZED:
+      drop(dev, 401, hs.retry_after_s);
+      return;
+    case SDK_WS_HS_REFUSED:
+      sdk_port_log(SDK_LOG_WARN, "the server refused the upgrade");
+      drop(dev, 1006, hs.retry_after_s);
+      return;
+    case SDK_WS_HS_INVALID:
+      local_log2(SDK_LOG_WARN, "bad upgrade answer: ", hs.problem ? hs.problem : "?");
+      drop(dev, 1006, 0);
+      return;
+  }
+}
+
+/* ---------------- incoming messages */
+
+static void handle_welcome(sdk_device *dev) {
+  int64_t hb = DEFAULT_HEARTBEAT_S;
+  const sdk_json_field *f = sdk_json_find(&dev->obj, "heartbeatSeconds");
+  if (f) (void)sdk_json_get_int(f, 1, 3600, &hb);
+  dev->heartbeat_s = (uint32_t)hb;
+  dev->welcomed_ms = sdk_port_now_ms();
+  dev->revoked_count = 0;
+  dev->state = SDK_STATE_ONLINE;
+  sdk_port_log(SDK_LOG_INFO, "online");
+}
+
+static void handle_command(sdk_device *dev, int command, int64_t id) {
+  char message[SDK_ERROR_MESSAGE_MAX_LENGTH];
+  sdk_json_writer w;
+  const char *code = NULL;
+  if (!sdk_command_check(dev->opt.board, command, &dev->obj, message, sizeof message)) {
+    code = SDK_DEVICE_ERROR_INVALID_ARGUMENT;
+  } else {
+    begin_frame(dev, &w);
+    sdk_jw_begin_object(&w);
+    sdk_jw_key(&w, "type");
+    sdk_jw_string(&w, "result");
+    sdk_jw_key(&w, "id");
+    sdk_jw_int(&w, id);
+    sdk_jw_key(&w, "value");
+    code = sdk_command_run(dev, command, &dev->obj, &w, message, sizeof message);
+    if (!code) {
+      sdk_jw_end_object(&w);
+      if (queue_json(dev, &w)) return;
+      code = SDK_DEVICE_ERROR_IO_ERROR;
+      sdk_text t;
+      sdk_text_init(&t, message, sizeof message);
+      sdk_text_add(&t, "the result does not fit in one frame");
+    }
+  }
+  queue_error(dev, true, id, code, message);
+}
+
+static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
+  if (sdk_json_parse_object((const char *)data, len, &dev->obj) != SDK_JSON_OK) {
+    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, SDK_FRAME_NOT_JSON);
+    return;
+  }
+  const sdk_json_field *type = sdk_json_find(&dev->obj, "type");
+  char name[SDK_MESSAGE_TYPE_MAX_LENGTH + 1];
+  size_t name_len = 0;
+  if (!type || sdk_json_get_string(type, name, sizeof name, &name_len) != SDK_JSON_OK) {
+    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, SDK_FRAME_NO_TYPE);
+    return;
+  }
+  if (strcmp(name, "welcome") == 0) {
+    handle_welcome(dev);
+    return;
+  }
+  if (strcmp(name, "error") == 0) {
+    char text[SDK_ERROR_MESSAGE_MAX_LENGTH];
+    const sdk_json_field *m = sdk_json_find(&dev->obj, "message");
+    if (!m || sdk_json_get_string(m, text, sizeof text, NULL) != SDK_JSON_OK) text[0] = '\0';
+    local_log2(SDK_LOG_WARN, "the server refused a frame: ", text);
+    return;
+  }
+  const sdk_json_field *id_field = sdk_json_find(&dev->obj, "id");
+  int64_t id = 0;
+  if (!id_field || sdk_json_get_int(id_field, SDK_COMMAND_ID_MIN, SDK_COMMAND_ID_MAX, &id) != SDK_JSON_OK) {
+    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, "a command needs an integer id 1" "\xE2\x80\x93" "2147483647");
+    return;
+  }
+  int command = sdk_command_find(name, name_len);
+  if (command < 0) {
+    char message[SDK_MESSAGE_TYPE_MAX_LENGTH + 32];
+    sdk_text t;
+    sdk_text_init(&t, message, sizeof message);
+    sdk_text_add(&t, "unknown command \"");
+    sdk_text_add(&t, name);
+    sdk_text_add(&t, "\"");
+    queue_error(dev, true, id, SDK_DEVICE_ERROR_UNSUPPORTED, message);
+    return;
+  }
+  handle_command(dev, command, id);
+}
+
+/* Handles one decoded WebSocket event; false when the connection is over. */
+static bool handle_event(sdk_device *dev, const sdk_ws_event *ev) {
+  switch (ev->kind) {
+    case SDK_WS_EV_TEXT:
+      handle_text(dev, ev->data, ev->len);
+      return true;
+    case SDK_WS_EV_BINARY:
+      sdk_port_log(SDK_LOG_WARN, "a binary frame from the server was ignored");
+      return true;
+    case SDK_WS_EV_PING:
+      queue_control(dev, SDK_WS_OP_PONG, ev->data, ev->len);
+      return true;
+    case SDK_WS_EV_PONG:
+    case SDK_WS_EV_NONE:
+      return true;
+    case SDK_WS_EV_CLOSE: {
+      char reason[126];
+      size_t n = ev->len < sizeof reason - 1 ? ev->len : sizeof reason - 1;
+      memcpy(reason, ev->data, n);
+      reason[n] = '\0';
+      local_log2(SDK_LOG_INFO, "the server closed the connection: ", reason);
+      dev->close_code = ev->close_code;
+      queue_close(dev, ev->close_code, "");
+      dev->close_after_flush = true;
+      return false;
+    }
+    case SDK_WS_EV_ERROR:
+      local_log2(SDK_LOG_WARN, "closing: ", ev->problem ? ev->problem : "protocol error");
+      dev->close_code = 1006;
+      queue_close(dev, ev->close_code, ev->problem ? ev->problem : "");
+      dev->close_after_flush = true;
+      return false;
+  }
+  return true;
+}
+
+/* ---------------- events raised by the hardware */
+
+static void settle(sdk_device *dev, uint8_t pin, uint8_t level) {
+  sdk_pin_watch *watch = &dev->watch[pin];
+  if (level == watch->stable) return;
+  watch->stable = level;
+  bool wanted = watch->edge == 3 || (watch->edge == 1 && level) || (watch->edge == 2 && !level);
+  if (!wanted) return;
+  if (dev->events_count == SDK_DEVICE_WATCH_QUEUE) {
+    dev->events_head = (dev->events_head + 1) % SDK_DEVICE_WATCH_QUEUE;
+    dev->events_count--;
+    dev->events_dropped++;
+  }
+  size_t slot = (dev->events_head + dev->events_count) % SDK_DEVICE_WATCH_QUEUE;
+  dev->events[slot].pin = pin;
+  dev->events[slot].value = level;
+  dev->events_count++;
+}
+
+void sdk_device_pin_changed(sdk_device *dev, uint8_t pin, uint8_t level) {
+  if (pin >= 30 || dev->watch[pin].edge == 0) return;
+  sdk_pin_watch *watch = &dev->watch[pin];
+  watch->latest = level ? 1 : 0;
+  if (watch->debounce_ms == 0) {
+    settle(dev, pin, watch->latest);
+  } else {
+    watch->pending = true;
+    watch->due_ms = sdk_port_now_ms() + watch->debounce_ms;
+  }
+}
+
+static void settle_debounced(sdk_device *dev, uint64_t now) {
+  for (uint8_t pin = 0; pin < 30; pin++) {
+    sdk_pin_watch *watch = &dev->watch[pin];
+    if (watch->edge && watch->pending && now >= watch->due_ms) {
+      watch->pending = false;
+      settle(dev, pin, watch->latest);
+    }
+  }
+}
+
+/* Queues the next event message (gpio_change, then uart_rx); false when there is none. */
+static bool queue_next_event(sdk_device *dev) {
+  sdk_json_writer w;
+  if (dev->events_dropped > 0) {
+    char message[96];
+    sdk_text t;
+    sdk_text_init(&t, message, sizeof message);
+    sdk_text_int(&t, dev->events_dropped);
+    sdk_text_add(&t, " gpio_change events were dropped: the queue was full");
+    dev->events_dropped = 0;
+    return sdk_device_log(dev, SDK_LOG_WARN, message);
+  }
+  if (dev->events_count > 0) {
+    begin_frame(dev, &w);
+    sdk_jw_begin_object(&w);
+    sdk_jw_key(&w, "type");
+    sdk_jw_string(&w, "gpio_change");
+    sdk_jw_key(&w, "pin");
+    sdk_jw_int(&w, dev->events[dev->events_head].pin);
+    sdk_jw_key(&w, "value");
+    sdk_jw_int(&w, dev->events[dev->events_head].value);
+    sdk_jw_end_object(&w);
+    dev->events_head = (dev->events_head + 1) % SDK_DEVICE_WATCH_QUEUE;
+    dev->events_count--;
+    return queue_json(dev, &w);
+  }
+  for (uint8_t uart = 0; uart < 2; uart++) {
+    if (!dev->uart_ready[uart]) continue;
+    size_t n = sdk_port_uart_read(uart, dev->scratch, SDK_DEVICE_UART_CHUNK);
+    if (n == 0) continue;
+    begin_frame(dev, &w);
+    sdk_jw_begin_object(&w);
+    sdk_jw_key(&w, "type");
+    sdk_jw_string(&w, "uart_rx");
+    sdk_jw_key(&w, "uart");
+    sdk_jw_int(&w, uart);
+    sdk_jw_key(&w, "data");
+    sdk_jw_bytes(&w, dev->scratch, n);
+    sdk_jw_end_object(&w);
+    return queue_json(dev, &w);
+  }
+  return false;
+}
+
+/* ---------------- the loop */
+
+/* Reads and handles frames until the send buffer holds something or input runs dry. */
+static void pump(sdk_device *dev) {
+  for (int rounds = 0; rounds < 64; rounds++) {
+    if (!flush(dev)) {
+      drop(dev, 1006, 0);
+      return;
+    }
+    if (!tx_idle(dev)) return;
+    if (dev->close_after_flush) {
+      drop(dev, dev->close_code, 0);
+      return;
+    }
+    if (dev->stopping) {
+      queue_close(dev, SDK_CLOSE_NORMAL, "device stopping");
+      dev->close_code = SDK_CLOSE_NORMAL;
+      dev->close_after_flush = true;
+      continue;
+    }
+    if (dev->state == SDK_STATE_ONLINE && queue_next_event(dev)) continue;
+    if (dev->rx_chunk_off == dev->rx_chunk_len) {
+      long n = sdk_port_net_recv(dev->rx_chunk, sizeof dev->rx_chunk);
+      if (n < 0) {
+        sdk_port_log(SDK_LOG_WARN, "the connection was lost");
+        drop(dev, 1006, 0);
+        return;
+      }
+      if (n == 0) return;
+      dev->rx_chunk_len = (size_t)n;
+      dev->rx_chunk_off = 0;
+      dev->last_rx_ms = sdk_port_now_ms();
+    }
+    sdk_ws_event ev;
+    dev->rx_chunk_off += sdk_ws_decode(&dev->decoder, dev->rx_chunk + dev->rx_chunk_off,
+                                       dev->rx_chunk_len - dev->rx_chunk_off, &ev);
+    (void)handle_event(dev, &ev);
+  }
+}
+
+static uint32_t until(uint64_t now, uint64_t when) {
+  if (when <= now) return 0;
+  uint64_t d = when - now;
+  return d > 1000 ? 1000 : (uint32_t)d;
+}
+
+uint32_t sdk_device_poll(sdk_device *dev) {
+  uint64_t now = sdk_port_now_ms();
+  switch (dev->state) {
+    case SDK_STATE_STOPPED:
+      return 1000;
+    case SDK_STATE_IDLE:
+      if (dev->stopping) {
+        dev->state = SDK_STATE_STOPPED;
+        return 0;
+      }
+      if (now < dev->next_attempt_ms) return until(now, dev->next_attempt_ms);
+      start_attempt(dev);
+      return 0;
+    case SDK_STATE_CONNECTING: {
+      sdk_net_status st = sdk_port_net_status();
+      if (st == SDK_NET_READY) {
+        if (dev->stopping) {
+          drop(dev, SDK_CLOSE_NORMAL, 0);
+          return 0;
+        }
+        send_upgrade(dev);
+        return 0;
+      }
+      if (st != SDK_NET_CONNECTING || now - dev->opened_ms >= UPGRADE_TIMEOUT_MS || dev->stopping) {
+        if (st == SDK_NET_CONNECTING && !dev->stopping) sdk_port_log(SDK_LOG_WARN, "connecting timed out");
+        drop(dev, 1006, 0);
+        return 0;
+      }
+      return until(now, dev->opened_ms + UPGRADE_TIMEOUT_MS);
+    }
+    case SDK_STATE_UPGRADING:
+      if (!flush(dev)) {
+        drop(dev, 1006, 0);
+        return 0;
+      }
+      if (dev->stopping) {
+        drop(dev, SDK_CLOSE_NORMAL, 0);
+        return 0;
+      }
+      if (tx_idle(dev)) read_upgrade(dev);
+      if (dev->state == SDK_STATE_UPGRADING && now - dev->opened_ms >= UPGRADE_TIMEOUT_MS) {
+        sdk_port_log(SDK_LOG_WARN, "no upgrade answer within 10 s");
+        drop(dev, 1006, 0);
+      }
+      return dev->state == SDK_STATE_UPGRADING ? until(now, dev->opened_ms + UPGRADE_TIMEOUT_MS) : 0;
+    case SDK_STATE_HELLO:
+    case SDK_STATE_ONLINE:
+      settle_debounced(dev, now);
+      pump(dev);
+      now = sdk_port_now_ms();
+      if (dev->state == SDK_STATE_HELLO && now - dev->opened_ms >= WELCOME_TIMEOUT_MS) {
+        sdk_port_log(SDK_LOG_WARN, "no welcome within 15 s");
+        drop(dev, 1006, 0);
+        return 0;
+      }
+      if (dev->state == SDK_STATE_ONLINE && !dev->close_after_flush &&
+          now - dev->last_rx_ms >= (uint64_t)dev->heartbeat_s * 2500u) {
+        sdk_port_log(SDK_LOG_WARN, "the server went silent (no ping or frame for 2.5 heartbeats)");
+        drop(dev, 1006, 0);
+        return 0;
+      }
+      if (dev->state != SDK_STATE_HELLO && dev->state != SDK_STATE_ONLINE) return 0;
+      if (!tx_idle(dev) || dev->events_count > 0) return 1;
+      {
+        uint64_t next = dev->state == SDK_STATE_HELLO ? dev->opened_ms + WELCOME_TIMEOUT_MS
+                                                      : dev->last_rx_ms + (uint64_t)dev->heartbeat_s * 2500u;
+        for (int pin = 0; pin < 30; pin++)
+          if (dev->watch[pin].pending && dev->watch[pin].due_ms < next) next = dev->watch[pin].due_ms;
+        uint32_t wait = until(now, next);
+        return wait > 50 ? 50 : wait; /* UART input is polled */
+      }
+  }
+  return 0;
+}
+
+void sdk_device_init(sdk_device *dev, const sdk_device_options *options) {
+  memset(dev, 0, sizeof *dev);
+  dev->opt = *options;
+  sdk_backoff_init(&dev->backoff, options->timing);
+  dev->state = SDK_STATE_IDLE;
+  dev->next_attempt_ms = 0;
+  dev->heartbeat_s = DEFAULT_HEARTBEAT_S;
+}
+
+void sdk_device_stop(sdk_device *dev) { dev->stopping = true; }
+
+bool sdk_device_stopped(const sdk_device *dev) { return dev->state == SDK_STATE_STOPPED; }
+
+bool sdk_device_log(sdk_device *dev, int level, const char *message) {
+  if (dev->state != SDK_STATE_ONLINE || !tx_idle(dev) || level < 0 || level > 3) return false;
+  sdk_json_writer w;
+  begin_frame(dev, &w);
+  sdk_jw_begin_object(&w);
+  sdk_jw_key(&w, "type");
+  sdk_jw_string(&w, "log");
+  sdk_jw_key(&w, "level");
+  sdk_jw_string(&w, log_levels[level]);
+  sdk_jw_key(&w, "message");
+  size_t n = strlen(message);
+  sdk_jw_string_n(&w, message, n > SDK_LOG_MESSAGE_MAX_LENGTH ? SDK_LOG_MESSAGE_MAX_LENGTH : n);
+  sdk_jw_end_object(&w);
+  return queue_json(dev, &w);
+}
+
+bool sdk_device_state_report(sdk_device *dev, const char *entity_id, const char *json_value) {
+  if (dev->state != SDK_STATE_ONLINE || !tx_idle(dev)) return false;
+  sdk_json_writer w;
+  begin_frame(dev, &w);
+  sdk_jw_begin_object(&w);
+  sdk_jw_key(&w, "type");
+  sdk_jw_string(&w, "state");
+  sdk_jw_key(&w, "entityId");
+  sdk_jw_string(&w, entity_id);
+  sdk_jw_key(&w, "value");
+  sdk_jw_raw(&w, json_value, strlen(json_value));
+  sdk_jw_end_object(&w);
+  return queue_json(dev, &w);
+}
