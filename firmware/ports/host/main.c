@@ -82,7 +82,7 @@ static bool read_control(char *line, size_t cap, size_t *len) {
     }
     line[*len] = '\0';
     if (*len > 0 && line[*len - 1] == '\r') line[*len - 1] = '\0';
-    static char answer[1024 * 7 + 64];
+    static char answer[HOST_CONTROL_ANSWER_MAX];
     bool stop = host_control_line(line, answer, sizeof answer);
     printf("%s\n", answer);
     fflush(stdout);
