@@ -46,6 +46,8 @@ export const packageRules: Record<string, PackageRule> = {
     locates: ["@sdk/server"],
   },
   "@sdk/conformance": { imports: ["@sdk/protocol", "@sdk/test-helpers"] },
+  // Builds the firmware's host port and stands in for a TLS-terminating proxy: Node and the C tools only.
+  "@sdk/firmware-host": { imports: [] },
 };
 
 interface PathRule {

@@ -1,0 +1,375 @@
+/*
+ * TLS for the host port with mbedtls: Debian's 2.28 and pico-sdk 2.2.0's 3.6 (the differences are
+ * under MBEDTLS_VERSION_NUMBER). Verification is always required: against the configured CA, a key
+ * pin (SHA-256 of the leaf's SubjectPublicKeyInfo, checked in the verify callback), or both.
+ */
+#include "host_tls.h"
+
+#include "host_net.h"
+#include "sdk_port.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/error.h>
+#include <mbedtls/net_sockets.h>
+#include <mbedtls/sha256.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/version.h>
+#include <mbedtls/x509_crt.h>
+
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000 && (defined(MBEDTLS_USE_PSA_CRYPTO) || defined(MBEDTLS_SSL_PROTO_TLS1_3))
+#include <psa/crypto.h>
+#define HOST_TLS_PSA 1
+#endif
+
+#define PIN_LEN 32u
+/* The largest plaintext passed to one mbedtls_ssl_write: a write that must be repeated is kept here. */
+#define CHUNK 4096u
+
+static const int ciphersuites[] = {
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000 && defined(MBEDTLS_SSL_PROTO_TLS1_3)
+    MBEDTLS_TLS1_3_AES_128_GCM_SHA256,
+    MBEDTLS_TLS1_3_AES_256_GCM_SHA384,
+#if defined(MBEDTLS_CHACHAPOLY_C)
+    MBEDTLS_TLS1_3_CHACHA20_POLY1305_SHA256,
+#endif
+#endif
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+#if defined(MBEDTLS_CHACHAPOLY_C)
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+#endif
+    0};
+
+static struct {
+  bool ready;
+  bool has_ca;
+  bool has_pin;
+  mbedtls_x509_crt ca;
+  /* Given as the CA chain when only a pin is configured: mbedtls 2.28 refuses a NULL chain under
+   * VERIFY_REQUIRED, and nothing chains to an empty certificate. */
+  mbedtls_x509_crt none;
+  uint8_t pin[PIN_LEN];
+} trust;
+
+static struct {
+  bool seeded;
+  bool active;
+  bool want_write;
+  bool pin_mismatch;
+  int fd;
+  mbedtls_ctr_drbg_context drbg;
+  mbedtls_ssl_config conf;
+  mbedtls_ssl_context ssl;
+  uint8_t pending[CHUNK];
+  size_t pending_len;
+} tls;
+
+static void log_line(int level, const char *what, const char *detail) {
+  char line[512];
+  (void)snprintf(line, sizeof line, "%s%s", what, detail);
+  sdk_port_log(level, line);
+}
+
+static void log_mbedtls(int level, const char *what, int ret) {
+  char reason[160];
+#if defined(MBEDTLS_ERROR_C)
+  mbedtls_strerror(ret, reason, sizeof reason);
+#else
+  reason[0] = '\0';
+#endif
+  char line[320];
+  (void)snprintf(line, sizeof line, "%s: %s (-0x%04x)", what, reason, (unsigned)-ret);
+  sdk_port_log(level, line);
+}
+
+static void trust_init(void) {
+  if (trust.ready) return;
+  mbedtls_x509_crt_init(&trust.ca);
+  mbedtls_x509_crt_init(&trust.none);
+  trust.ready = true;
+}
+
+bool host_net_set_trust(const uint8_t *ca_der, size_t ca_len, const uint8_t *key_pin32) {
+  if (tls.active) {
+    sdk_port_log(SDK_LOG_ERROR, "TLS trust not changed: a connection is open");
+    return false;
+  }
+  trust_init();
+  mbedtls_x509_crt_free(&trust.ca);
+  mbedtls_x509_crt_init(&trust.ca);
+  trust.has_ca = false;
+  trust.has_pin = false;
+  if (ca_der != NULL && ca_len > 0) {
+    int ret = mbedtls_x509_crt_parse_der(&trust.ca, ca_der, ca_len);
+    if (ret != 0) {
+      log_mbedtls(SDK_LOG_ERROR, "the CA certificate does not parse", ret);
+      mbedtls_x509_crt_free(&trust.ca);
+      mbedtls_x509_crt_init(&trust.ca);
+      return false;
+    }
+    trust.has_ca = true;
+  }
+  if (key_pin32 != NULL) {
+    memcpy(trust.pin, key_pin32, PIN_LEN);
+    trust.has_pin = true;
+  }
+  return true;
+}
+
+bool host_tls_trusted(void) { return trust.has_ca || trust.has_pin; }
+
+static int entropy(void *context, unsigned char *out, size_t len) {
+  (void)context;
+  sdk_port_random(out, len);
+  return 0;
+}
+
+static bool seed(void) {
+  if (tls.seeded) return true;
+#if defined(HOST_TLS_PSA)
+  if (psa_crypto_init() != PSA_SUCCESS) {
+    sdk_port_log(SDK_LOG_ERROR, "psa_crypto_init failed");
+    return false;
+  }
+#endif
+  static const unsigned char personalization[] = "sdk-firmware-host";
+  mbedtls_ctr_drbg_init(&tls.drbg);
+  int ret = mbedtls_ctr_drbg_seed(&tls.drbg, entropy, NULL, personalization, sizeof personalization - 1);
+  if (ret != 0) {
+    log_mbedtls(SDK_LOG_ERROR, "TLS random generator", ret);
+    mbedtls_ctr_drbg_free(&tls.drbg);
+    return false;
+  }
+  tls.seeded = true;
+  return true;
+}
+
+static int sha256(const unsigned char *data, size_t len, unsigned char out[32]) {
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000
+  return mbedtls_sha256(data, len, out, 0);
+#else
+  return mbedtls_sha256_ret(data, len, out, 0);
+#endif
+}
+
+static int verify(void *context, mbedtls_x509_crt *crt, int depth, uint32_t *flags) {
+  (void)context;
+  if (!trust.has_ca) *flags &= ~(uint32_t)MBEDTLS_X509_BADCERT_NOT_TRUSTED;
+  if (depth == 0 && trust.has_pin) {
+    unsigned char digest[PIN_LEN];
+    if (sha256(crt->pk_raw.p, crt->pk_raw.len, digest) != 0 || memcmp(digest, trust.pin, PIN_LEN) != 0) {
+      *flags |= MBEDTLS_X509_BADCERT_OTHER;
+      tls.pin_mismatch = true;
+    }
+  }
+  return 0;
+}
+
+static int bio_send(void *context, const unsigned char *buf, size_t len) {
+  int fd = *(const int *)context;
+  ssize_t n = send(fd, buf, len > INT_MAX ? INT_MAX : len, MSG_NOSIGNAL);
+  if (n >= 0) return (int)n;
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return MBEDTLS_ERR_SSL_WANT_WRITE;
+  if (errno == EPIPE || errno == ECONNRESET) return MBEDTLS_ERR_NET_CONN_RESET;
+  return MBEDTLS_ERR_NET_SEND_FAILED;
+}
+
+static int bio_recv(void *context, unsigned char *buf, size_t len) {
+  int fd = *(const int *)context;
+  ssize_t n = recv(fd, buf, len > INT_MAX ? INT_MAX : len, 0);
+  if (n >= 0) return (int)n;
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return MBEDTLS_ERR_SSL_WANT_READ;
+  if (errno == ECONNRESET) return MBEDTLS_ERR_NET_CONN_RESET;
+  return MBEDTLS_ERR_NET_RECV_FAILED;
+}
+
+static bool configure(const char *host) {
+  int ret = mbedtls_ssl_config_defaults(&tls.conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                        MBEDTLS_SSL_PRESET_DEFAULT);
+  if (ret != 0) {
+    log_mbedtls(SDK_LOG_ERROR, "TLS configuration", ret);
+    return false;
+  }
+  mbedtls_ssl_conf_authmode(&tls.conf, MBEDTLS_SSL_VERIFY_REQUIRED);
+  mbedtls_ssl_conf_ca_chain(&tls.conf, trust.has_ca ? &trust.ca : &trust.none, NULL);
+  mbedtls_ssl_conf_verify(&tls.conf, verify, NULL);
+  mbedtls_ssl_conf_rng(&tls.conf, mbedtls_ctr_drbg_random, &tls.drbg);
+  mbedtls_ssl_conf_ciphersuites(&tls.conf, ciphersuites);
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000
+  mbedtls_ssl_conf_min_tls_version(&tls.conf, MBEDTLS_SSL_VERSION_TLS1_2);
+#else
+  mbedtls_ssl_conf_min_version(&tls.conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+#endif
+  ret = mbedtls_ssl_setup(&tls.ssl, &tls.conf);
+  if (ret != 0) {
+    log_mbedtls(SDK_LOG_ERROR, "TLS session setup", ret);
+    return false;
+  }
+  ret = mbedtls_ssl_set_hostname(&tls.ssl, host);
+  if (ret != 0) {
+    log_mbedtls(SDK_LOG_ERROR, "TLS server name", ret);
+    return false;
+  }
+  mbedtls_ssl_set_bio(&tls.ssl, &tls.fd, bio_send, bio_recv, NULL);
+  return true;
+}
+
+bool host_tls_begin(int fd, const char *host) {
+  if (!host_tls_trusted()) {
+    log_line(SDK_LOG_ERROR, "TLS refused (no CA certificate or key pin configured): ", host);
+    return false;
+  }
+  if (!seed()) return false;
+  host_tls_end(false);
+  mbedtls_ssl_config_init(&tls.conf);
+  mbedtls_ssl_init(&tls.ssl);
+  tls.active = true;
+  tls.fd = fd;
+  tls.pin_mismatch = false;
+  if (!configure(host)) {
+    host_tls_end(false);
+    return false;
+  }
+  return true;
+}
+
+static void log_handshake_failure(int ret) {
+  char why[400];
+  why[0] = '\0';
+  if (ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED) {
+    uint32_t flags = mbedtls_ssl_get_verify_result(&tls.ssl);
+#if !defined(MBEDTLS_X509_REMOVE_INFO)
+    char info[320];
+    int n = mbedtls_x509_crt_verify_info(info, sizeof info, "", flags);
+    if (n < 0) n = 0;
+    while (n > 0 && info[n - 1] == '\n') info[--n] = '\0';
+    for (char *c = info; *c != '\0'; c++)
+      if (*c == '\n') *c = ';';
+#else
+    char info[32];
+    (void)snprintf(info, sizeof info, "flags 0x%08x", (unsigned)flags);
+#endif
+    (void)snprintf(why, sizeof why, "%s%s", tls.pin_mismatch ? "the server key does not match the pin; " : "", info);
+  }
+  char reason[160];
+#if defined(MBEDTLS_ERROR_C)
+  mbedtls_strerror(ret, reason, sizeof reason);
+#else
+  reason[0] = '\0';
+#endif
+  char line[640];
+  (void)snprintf(line, sizeof line, "TLS handshake failed: %s (-0x%04x)%s%s", reason, (unsigned)-ret,
+                 why[0] != '\0' ? ": " : "", why);
+  sdk_port_log(SDK_LOG_ERROR, line);
+}
+
+host_tls_result host_tls_handshake(void) {
+  if (!tls.active) return HOST_TLS_FAILED;
+  int ret = mbedtls_ssl_handshake(&tls.ssl);
+  tls.want_write = ret == MBEDTLS_ERR_SSL_WANT_WRITE;
+  if (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE) return HOST_TLS_AGAIN;
+  if (ret != 0) {
+    log_handshake_failure(ret);
+    return HOST_TLS_FAILED;
+  }
+  char line[160];
+  (void)snprintf(line, sizeof line, "TLS: %s, %s", mbedtls_ssl_get_version(&tls.ssl),
+                 mbedtls_ssl_get_ciphersuite(&tls.ssl));
+  sdk_port_log(SDK_LOG_INFO, line);
+  return HOST_TLS_DONE;
+}
+
+static bool would_block(int ret) { return ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE; }
+
+/* mbedtls wants a write that returned WANT_* repeated with the same arguments: the plaintext was
+ * already taken into a record (so we reported it sent), and this repeats the call until it is out. */
+bool host_tls_flush(void) {
+  if (!tls.active) return false;
+  if (tls.pending_len == 0) return true;
+  int ret = mbedtls_ssl_write(&tls.ssl, tls.pending, tls.pending_len);
+  if (ret >= 0) {
+    tls.pending_len = 0;
+    tls.want_write = false;
+    return true;
+  }
+  if (would_block(ret)) {
+    tls.want_write = ret == MBEDTLS_ERR_SSL_WANT_WRITE;
+    return true;
+  }
+  log_mbedtls(SDK_LOG_WARN, "TLS send", ret);
+  return false;
+}
+
+long host_tls_send(const uint8_t *data, size_t len) {
+  if (!host_tls_flush()) return -1;
+  if (tls.pending_len > 0 || len == 0) return 0;
+  size_t chunk = len < CHUNK ? len : CHUNK;
+  int record = mbedtls_ssl_get_max_out_record_payload(&tls.ssl);
+  if (record < 0) {
+    log_mbedtls(SDK_LOG_WARN, "TLS record size", record);
+    return -1;
+  }
+  if ((size_t)record < chunk) chunk = (size_t)record;
+  int ret = mbedtls_ssl_write(&tls.ssl, data, chunk);
+  if (ret >= 0) {
+    tls.want_write = false;
+    return ret;
+  }
+  if (would_block(ret)) {
+    memcpy(tls.pending, data, chunk);
+    tls.pending_len = chunk;
+    tls.want_write = ret == MBEDTLS_ERR_SSL_WANT_WRITE;
+    return (long)chunk;
+  }
+  log_mbedtls(SDK_LOG_WARN, "TLS send", ret);
+  return -1;
+}
+
+long host_tls_recv(uint8_t *out, size_t cap) {
+  if (!host_tls_flush()) return -1;
+  if (cap == 0) return 0;
+  int ret = mbedtls_ssl_read(&tls.ssl, out, cap > INT_MAX ? INT_MAX : cap);
+  if (ret > 0) return ret;
+  if (ret == 0 || ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
+    sdk_port_log(SDK_LOG_INFO, "TLS: the server closed the connection");
+    return -1;
+  }
+  if (ret == MBEDTLS_ERR_SSL_WANT_READ) return 0;
+  if (ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
+    tls.want_write = true;
+    return 0;
+  }
+#if defined(MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET)
+  if (ret == MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET) return 0;
+#endif
+  log_mbedtls(SDK_LOG_WARN, "TLS receive", ret);
+  return -1;
+}
+
+bool host_tls_wants_write(void) { return tls.active && (tls.want_write || tls.pending_len > 0); }
+
+bool host_tls_has_buffered_input(void) { return tls.active && mbedtls_ssl_check_pending(&tls.ssl) != 0; }
+
+void host_tls_end(bool graceful) {
+  if (!tls.active) return;
+  if (graceful && host_tls_flush() && tls.pending_len == 0) {
+    /* Best effort on a non-blocking socket: the socket is closed next either way. */
+    (void)mbedtls_ssl_close_notify(&tls.ssl);
+  }
+  mbedtls_ssl_free(&tls.ssl);
+  mbedtls_ssl_config_free(&tls.conf);
+  tls.active = false;
+  tls.want_write = false;
+  tls.pin_mismatch = false;
+  tls.pending_len = 0;
+  tls.fd = -1;
+}
