@@ -181,6 +181,7 @@ int main(int argc, char **argv) {
     if (stdin_open) fds[count++] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
     int net = host_net_fd();
     if (net >= 0) fds[count++] = (struct pollfd){.fd = net, .events = (short)(POLLIN | (host_net_wants_write() ? POLLOUT : 0))};
+    if (host_net_has_buffered_input()) wait = 0; /* decrypted bytes poll() cannot see */
     int ready = poll(fds, count, (int)wait);
     if (ready < 0 && errno != EINTR) {
       perror("poll");
