@@ -62,7 +62,8 @@ enum {
 
 #define SDK_WS_MAX_HEADER 14
 
-/* Writes the header of one final, masked client frame (FIN set); returns its length (2-14). */
+/* Writes the header of one final, masked client frame (FIN set); returns its length (6, 8 or 14).
+ * payload_len must stay below 2^63 (RFC 6455 §5.2). */
 size_t sdk_ws_frame_header(uint8_t out[SDK_WS_MAX_HEADER], uint8_t opcode, uint64_t payload_len,
                            const uint8_t mask[4]);
 /* XORs payload with the mask (RFC 6455 §5.3), in place. */
