@@ -23,8 +23,9 @@ size_t sdk_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap);
 /*
  * Writes the upgrade request for `path` on `host_header` (host, or host:port, as the Host header
  * carries it) with `Authorization: Basic base64(device_id:secret)`. key_out receives the
- * Sec-WebSocket-Key (base64 of nonce, NUL-terminated). Returns the request length, 0 when it does
- * not fit in cap.
+ * Sec-WebSocket-Key (base64 of nonce, NUL-terminated). The request is NUL-terminated. Returns the
+ * request length, 0 when it does not fit in cap or an argument is unusable (an empty device id or
+ * one with ':', a path not starting with '/', control characters that would break the header).
  */
 size_t sdk_ws_build_upgrade(char *out, size_t cap, const char *host_header, const char *path,
                             const char *device_id, const char *secret, const uint8_t nonce[16],
@@ -61,7 +62,8 @@ enum {
 
 #define SDK_WS_MAX_HEADER 14
 
-/* Writes the header of one final, masked client frame (FIN set); returns its length (2-14). */
+/* Writes the header of one final, masked client frame (FIN set); returns its length (6, 8 or 14).
+ * payload_len must stay below 2^63 (RFC 6455 §5.2). */
 size_t sdk_ws_frame_header(uint8_t out[SDK_WS_MAX_HEADER], uint8_t opcode, uint64_t payload_len,
                            const uint8_t mask[4]);
 /* XORs payload with the mask (RFC 6455 §5.3), in place. */
@@ -92,7 +94,7 @@ typedef struct {
   uint8_t *msg;
   size_t msg_cap;
   size_t msg_len;
-  uint8_t msg_opcode; /* TEXT/BINARY while a fragmented message is open, else 0 */
+  uint8_t msg_opcode; /* TEXT/BINARY while a message (fragmented or not) is being read, else 0 */
   /* the frame being read */
   uint8_t hdr[SDK_WS_MAX_HEADER];
   size_t hdr_len;
@@ -112,6 +114,7 @@ void sdk_ws_decoder_init(sdk_ws_decoder *d, uint8_t *msg_buf, size_t msg_cap);
  * Consumes bytes from in[0..len) until one event is complete (or the input ends) and returns how
  * many it consumed; *ev says what, if anything, completed. Call again with the rest. A frame whose
  * declared length makes the message exceed msg_cap is an ERROR (1009) as soon as its header is read.
+ * After an ERROR every later call consumes nothing (returns 0) and answers the same ERROR.
  */
 size_t sdk_ws_decode(sdk_ws_decoder *d, const uint8_t *in, size_t len, sdk_ws_event *ev);
 
