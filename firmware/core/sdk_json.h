@@ -54,7 +54,8 @@ typedef struct {
 /* Parses text[0..len) (not NUL-terminated) as one JSON object, surrounding whitespace allowed. */
 sdk_json_status sdk_json_parse_object(const char *text, size_t len, sdk_json_object *out);
 
-/* The field whose decoded key equals name (the last one when a key repeats), or NULL. */
+/* The field whose decoded key equals name (the last one when a key repeats), or NULL. The getters
+ * below take that NULL (a missing field) and answer ERR_TYPE (false for string_equals). */
 const sdk_json_field *sdk_json_find(const sdk_json_object *obj, const char *name);
 
 /* A string field decoded (escapes, \u with surrogate pairs → UTF-8) into out, NUL-terminated.
@@ -65,7 +66,9 @@ bool sdk_json_string_equals(const sdk_json_field *f, const char *s);
 
 /* A number that is an integer (1, 1.0, 1e3) within [min, max]. */
 sdk_json_status sdk_json_get_int(const sdk_json_field *f, int64_t min, int64_t max, int64_t *out);
-/* Any number (finite; correctly rounded within 1 ulp for up to 19 significant digits). */
+/* Any finite number (ERR_RANGE beyond ±DBL_MAX). The nearest double when the digits (up to 19
+ * significant) form an integer <= 2^53 and the decimal exponent is within ±22 (0.1, 3.3, 1.6504,
+ * 1e22); otherwise within 1 ulp for |exponent| <= 22 and a few ulp beyond (sdk_json_number.c). */
 sdk_json_status sdk_json_get_number(const sdk_json_field *f, double *out);
 sdk_json_status sdk_json_get_bool(const sdk_json_field *f, bool *out);
 
