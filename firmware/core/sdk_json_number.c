@@ -1,12 +1,12 @@
 /*
  * Number tokens without strtod. A double is built from up to 19 significant digits held in a
- * uint64 (the 20th rounds the 19th) and a decimal exponent, scaled by exactly representable
- * powers of ten (1e0-1e22):
+ * uint64 (the 20th rounds the 19th; trailing zeros go to the exponent) and a decimal exponent:
  * - mantissa <= 2^53 and exponent within ±22 (every decimal of up to 15 significant digits with
- *   a moderate exponent, e.g. 0.1, 3.3, 1.6504, 1e22): one IEEE operation on exact operands, so
- *   the result is the nearest double (Clinger's fast path);
- * - a longer mantissa within ±22: at most 1 ulp off;
- * - beyond: each further ×/÷ 1e22 adds at most 0.5 ulp (about 7 ulp at the ends of the range).
+ *   a moderate exponent, e.g. 0.1, 3.3, 1.6504, 1e22, 80e-23): one IEEE operation on exactly
+ *   representable operands, so the result is the nearest double (Clinger's fast path);
+ * - otherwise the mantissa is scaled in double-double arithmetic (about 106 bits) by a table of
+ *   powers of ten and rounded once: the nearest double except for a value within about 2^-100
+ *   of a midpoint between two doubles, and subnormal results (below 2.2e-308), which may be 1 ulp off.
  * Integers are read from the digits themselves, so all of int64 is exact.
  */
 #include "sdk_json_number.h"
@@ -131,16 +131,84 @@ sdk_json_status sdk_json_number_to_int(const char *s, size_t len, int64_t min, i
   return SDK_JSON_OK;
 }
 
-static double scale(double v, int64_t e) {
-  while (e > 22) {
-    v *= 1e22;
-    e -= 22;
+/* Double-double arithmetic (Dekker, no FMA): a value is hi + lo with |lo| <= ulp(hi) / 2, about
+ * 106 bits, so a chain of ×10^k steps stays far more precise than the final rounding needs. */
+typedef struct {
+  double hi, lo;
+} dd;
+
+/* 10^-k as hi + lo, k = 1..22 (hi is the nearest double, lo the rest). */
+static const dd inverse_pow10[23] = {
+    {1.0, 0.0},
+    {0.1, -5.551115123125783e-18},
+    {0.01, -2.0816681711721684e-19},
+    {0.001, -2.0816681711721686e-20},
+    {0.0001, -4.79217360238593e-21},
+    {1e-05, -8.180305391403131e-22},
+    {1e-06, 4.525188817411374e-23},
+    {1e-07, 4.525188817411374e-24},
+    {1e-08, -2.092256083012847e-25},
+    {1e-09, -6.228159145777985e-26},
+    {1e-10, -3.643219731549774e-27},
+    {1e-11, 6.050303071806019e-28},
+    {1e-12, 2.0113352370744385e-29},
+    {1e-13, -3.037374556340037e-30},
+    {1e-14, 1.1806906454401013e-32},
+    {1e-15, -7.770539987666108e-32},
+    {1e-16, 2.0902213275965398e-33},
+    {1e-17, -7.154242405462192e-34},
+    {1e-18, -7.154242405462193e-35},
+    {1e-19, 2.475407316473987e-36},
+    {1e-20, 5.484672854579043e-37},
+    {1e-21, 9.246254777210363e-38},
+    {1e-22, -4.859677432657087e-39},
+};
+
+static void split(double a, double *high, double *low) {
+  double t = 134217729.0 * a; /* 2^27 + 1; |a| stays below 1e300 here */
+  *high = t - (t - a);
+  *low = a - *high;
+}
+
+static dd dd_mul(dd a, dd b) {
+  double p = a.hi * b.hi;
+  double ah, al, bh, bl;
+  split(a.hi, &ah, &al);
+  split(b.hi, &bh, &bl);
+  double err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  err += a.hi * b.lo + a.lo * b.hi;
+  dd r;
+  r.hi = p + err;
+  r.lo = err - (r.hi - p);
+  return r;
+}
+
+/* mantissa × 10^e with one final rounding. */
+static double scale(uint64_t mantissa, int64_t e) {
+  dd v;
+  v.hi = (double)mantissa;
+  v.lo = (double)(int64_t)(mantissa - (uint64_t)v.hi); /* exact: the rounding error of hi */
+  /* Near either end of the range the work is done 2^64 away from it (exact power-of-two steps),
+   * so no intermediate product overflows or loses bits to subnormals. */
+  double post = 1.0;
+  if (e > 280) {
+    v.hi *= 0x1p-64;
+    v.lo *= 0x1p-64;
+    post = 0x1p64;
+  } else if (e < -280) {
+    v.hi *= 0x1p64;
+    v.lo *= 0x1p64;
+    post = 0x1p-64;
   }
-  while (e < -22) {
-    v /= 1e22;
-    e += 22;
+  if (e >= 0) {
+    /* the small factor first, so no operand of a split comes near the top of the range */
+    v = dd_mul(v, (dd){exact_pow10[e % 22], 0.0});
+    for (; e >= 22; e -= 22) v = dd_mul(v, (dd){1e22, 0.0});
+  } else {
+    v = dd_mul(v, inverse_pow10[(-e) % 22]);
+    for (; e <= -22; e += 22) v = dd_mul(v, inverse_pow10[22]);
   }
-  return e >= 0 ? v * exact_pow10[e] : v / exact_pow10[-e];
+  return (v.hi + v.lo) * post;
 }
 
 bool sdk_json_parse_number(const char *text, size_t len, double *out) {
@@ -167,18 +235,24 @@ bool sdk_json_parse_number(const char *text, size_t len, double *out) {
     }
   }
   if (round_up) mantissa++; /* at most 10^19, still within uint64 */
+  while (mantissa != 0 && mantissa % 10 == 0) { /* 80e-23 is 8e-22: within the exact range */
+    mantissa /= 10;
+    e++;
+  }
   double v;
   if (mantissa == 0 || e < -350) {
     v = 0.0; /* below half the smallest subnormal even for a 20-digit mantissa */
   } else if (e > 310) {
     return false;
+  } else if (mantissa <= (UINT64_C(1) << 53) && e >= -22 && e <= 22) {
+    v = e >= 0 ? (double)mantissa * exact_pow10[e] : (double)mantissa / exact_pow10[-e];
   } else if (mantissa <= (UINT64_C(1) << 53) && e > 22 && e <= 22 + 15 &&
              mantissa <= (UINT64_C(1) << 53) / (uint64_t)exact_pow10[e - 22]) {
     v = (double)(mantissa * (uint64_t)exact_pow10[e - 22]) * 1e22; /* still exact operands */
   } else {
-    v = scale((double)mantissa, e);
+    v = scale(mantissa, e);
   }
-  if (v > DBL_MAX) return false;
+  if (!(v <= DBL_MAX)) return false; /* overflow: infinity, or NaN from the scaling */
   *out = p.negative ? -v : v;
   return true;
 }
