@@ -66,9 +66,9 @@ bool sdk_json_string_equals(const sdk_json_field *f, const char *s);
 
 /* A number that is an integer (1, 1.0, 1e3) within [min, max]. */
 sdk_json_status sdk_json_get_int(const sdk_json_field *f, int64_t min, int64_t max, int64_t *out);
-/* Any finite number (ERR_RANGE beyond ±DBL_MAX). The nearest double when the digits (up to 19
- * significant) form an integer <= 2^53 and the decimal exponent is within ±22 (0.1, 3.3, 1.6504,
- * 1e22); otherwise within 1 ulp for |exponent| <= 22 and a few ulp beyond (sdk_json_number.c). */
+/* Any finite number (ERR_RANGE beyond ±DBL_MAX): the nearest double, except that only 19
+ * significant digits are kept and a subnormal result (below 2.2e-308) may be 1 ulp off
+ * (sdk_json_number.c says how). */
 sdk_json_status sdk_json_get_number(const sdk_json_field *f, double *out);
 sdk_json_status sdk_json_get_bool(const sdk_json_field *f, bool *out);
 

@@ -1,7 +1,8 @@
 /*
  * The writer: appends to a fixed buffer, commas placed by a bitmask of "nothing written yet at
  * this depth". Once something does not fit, `overflow` stays set and nothing more is written.
- * Misuse (closing more than was opened, nesting past 63, a key without its value) sets it too.
+ * Misuse (closing more than was opened, nesting past 63, a key without its value, a key outside
+ * any container) sets it too.
  */
 #include <float.h>
 #include <string.h>
@@ -121,6 +122,10 @@ static void put_string(sdk_json_writer *w, const char *s, size_t n) {
 }
 
 void sdk_jw_key(sdk_json_writer *w, const char *name) {
+  if (w->after_key || w->depth == 0) { /* a key needs an object and a value after the last key */
+    w->overflow = true;
+    return;
+  }
   before_value(w);
   put_string(w, name == NULL ? "" : name, name == NULL ? 0 : strlen(name));
   put(w, ":", 1);

@@ -556,6 +556,14 @@ static void test_writer(void) {
   for (int k = 0; k < 64; k++) sdk_jw_begin_array(&w);
   CHECK(w.overflow);
   sdk_jw_init(&w, buf, sizeof buf);
+  sdk_jw_key(&w, "k");
+  CHECK(w.overflow);
+  sdk_jw_init(&w, buf, sizeof buf);
+  sdk_jw_begin_object(&w);
+  sdk_jw_key(&w, "k");
+  sdk_jw_key(&w, "k2");
+  CHECK(w.overflow);
+  sdk_jw_init(&w, buf, sizeof buf);
   sdk_jw_begin_object(&w);
   sdk_jw_key(&w, "k");
   CHECK(!sdk_jw_done(&w));
