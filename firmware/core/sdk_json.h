@@ -54,7 +54,8 @@ typedef struct {
 /* Parses text[0..len) (not NUL-terminated) as one JSON object, surrounding whitespace allowed. */
 sdk_json_status sdk_json_parse_object(const char *text, size_t len, sdk_json_object *out);
 
-/* The field whose decoded key equals name (the last one when a key repeats), or NULL. */
+/* The field whose decoded key equals name (the last one when a key repeats), or NULL. The getters
+ * below take that NULL (a missing field) and answer ERR_TYPE (false for string_equals). */
 const sdk_json_field *sdk_json_find(const sdk_json_object *obj, const char *name);
 
 /* A string field decoded (escapes, \u with surrogate pairs → UTF-8) into out, NUL-terminated.
@@ -65,7 +66,9 @@ bool sdk_json_string_equals(const sdk_json_field *f, const char *s);
 
 /* A number that is an integer (1, 1.0, 1e3) within [min, max]. */
 sdk_json_status sdk_json_get_int(const sdk_json_field *f, int64_t min, int64_t max, int64_t *out);
-/* Any number (finite; correctly rounded within 1 ulp for up to 19 significant digits). */
+/* Any finite number (ERR_RANGE beyond ±DBL_MAX): the nearest double, except that only 19
+ * significant digits are kept and a subnormal result (below 2.2e-308) may be 1 ulp off
+ * (sdk_json_number.c says how). */
 sdk_json_status sdk_json_get_number(const sdk_json_field *f, double *out);
 sdk_json_status sdk_json_get_bool(const sdk_json_field *f, bool *out);
 
