@@ -158,6 +158,7 @@ export function renderConfigBlockVectors(): string {
 /** Addresses the firmware refuses although deviceSocketUrl prints a URL (docs/firmware.md says why). */
 export const firmwareRefusedAddresses = [
   "https://user:pw@sdk.example.com",
+  "https://@@sdk.example.com",
   "https://sdk.example.com/?token=1",
   "https://sdk.example.com/#top",
   "bücher.example",
@@ -214,6 +215,8 @@ const addresses = [
   "sdk.example.com?x",
   "sdk.example.com\\path",
   "user@sdk.example.com:8080",
+  "https://@sdk.example.com",
+  "https://:@sdk.example.com:8443",
   "///sdk.example.com",
   // hosts
   "SDK.EXAMPLE.COM",

@@ -3,8 +3,9 @@
  * WHATWG URL parser, so this file follows the parser's steps for special (http/ws) URLs: tab and
  * newline removal, any run of / or \ before the host, userinfo, host/port split, percent-decoding,
  * lowercasing, forbidden host characters, IPv4 numbers (127.1, 0x7f.0.0.1) and IPv6 compression.
- * What it refuses although deviceSocketUrl prints a URL: non-ASCII bytes, userinfo or a query or
- * fragment in a full URL, hosts past 253 characters (docs/firmware.md, "Server address").
+ * What it refuses although deviceSocketUrl prints a URL: non-ASCII bytes, a user name, password,
+ * query or fragment in a full URL, hosts past 253 characters and user+host+port past 511
+ * (docs/firmware.md, "Server address").
  */
 #include "sdk_url.h"
 
@@ -317,17 +318,22 @@ sdk_url_status sdk_url_from_address(const char *address, sdk_url *out) {
   while (at < len && (s[at] == '/' || s[at] == '\\' || is_tab_or_newline(s[at]))) at++;
 
   char authority[AUTHORITY_MAX];
-  size_t n = 0, at_sign = SIZE_MAX;
+  size_t n = 0, at_sign = SIZE_MAX, at_signs = 0;
   for (; at < len; at++) {
     char c = s[at];
     if (c == '/' || c == '\\' || c == '?' || c == '#') break;
     if (is_tab_or_newline(c)) continue;
     if (n == sizeof authority) return SDK_URL_BAD_HOST;
-    if (c == '@') at_sign = n;
+    if (c == '@') {
+      at_sign = n;
+      at_signs++;
+    }
     authority[n++] = c;
   }
   if (full) {
-    if (at_sign != SIZE_MAX) return SDK_URL_BAD_HOST; /* deviceSocketUrl keeps userinfo */
+    /* deviceSocketUrl keeps a user name or password; "@" or ":@" alone leaves neither */
+    bool empty_userinfo = at_signs == 1 && (at_sign == 0 || (at_sign == 1 && authority[0] == ':'));
+    if (at_signs > 0 && !empty_userinfo) return SDK_URL_BAD_HOST;
     for (; at < len; at++) {
       if (s[at] == '?' || s[at] == '#') return SDK_URL_BAD_HOST; /* ... and a query or fragment */
     }

@@ -3,8 +3,8 @@
  * an explicit port means ws://, a bare hostname wss:// on 443, a full URL keeps its scheme
  * (http/ws → ws, https/wss → wss), host and port; the path is always /v1/device.
  * firmware/tests/url_test.c checks it against packages/protocol/vectors/device-socket-url.jsonl.
- * Unlike deviceSocketUrl it refuses non-ASCII bytes, userinfo, a query or fragment in a full URL and
- * hosts past SDK_URL_HOST_MAX characters (docs/firmware.md, "Server address").
+ * Unlike deviceSocketUrl it refuses non-ASCII bytes, a user name, password, query or fragment in
+ * a full URL and hosts past SDK_URL_HOST_MAX characters (docs/firmware.md, "Server address").
  */
 #ifndef SDK_URL_H
 #define SDK_URL_H

@@ -121,6 +121,20 @@ describe("config block", () => {
     });
   });
 
+  test("docs/firmware.md lists every field and error as the table says", () => {
+    const doc = fs.readFileSync(new URL("firmware.md", docsDirUrl), "utf8");
+    for (const f of configFields) {
+      const row = new RegExp(
+        `^\\| ${f.tag} \\| \`${f.name}\` \\| ${f.minLength}–${f.maxLength} \\| ${f.required ? "yes" : "no"}[^|]* \\| ${f.kind} \\|$`,
+        "m",
+      );
+      assert.match(doc, row, f.name);
+    }
+    for (const error of configErrors) {
+      assert.match(doc, new RegExp(`^\\| \`${error}\` \\| \`SDK_CONFIG_${error.toUpperCase()}\` \\|`, "m"));
+    }
+  });
+
   test("every vector decodes to what it says", () => {
     const rows = readVectors("config-block.jsonl");
     const statuses = new Set(rows.map((r) => r.status));
