@@ -19,6 +19,12 @@ import {
   uartBauds,
 } from "@sdk/protocol";
 import { checkCommandVectorsPath, renderCheckCommandVectors } from "../scripts/check-command-vectors.ts";
+import {
+  configBlockVectorsPath,
+  deviceSocketUrlVectorsPath,
+  renderConfigBlockVectors,
+  renderDeviceSocketUrlVectors,
+} from "../scripts/config-block-vectors.ts";
 import { cHeaderPath, renderCHeader } from "../scripts/generate-c-header.ts";
 
 const headerFile = fileURLToPath(cHeaderPath);
@@ -161,5 +167,16 @@ int main(void) {
         }
       }
     }
+  }
+});
+
+test("the committed config block and socket URL vectors are what the generator writes", () => {
+  for (const [file, render] of [
+    [configBlockVectorsPath, renderConfigBlockVectors],
+    [deviceSocketUrlVectorsPath, renderDeviceSocketUrlVectors],
+  ] as const) {
+    const path = fileURLToPath(file);
+    assert.ok(fs.existsSync(path), `${path} is missing (npm run generate:c-header)`);
+    assert.equal(fs.readFileSync(path, "utf8"), render(), `${path} is stale (npm run generate:c-header)`);
   }
 });
