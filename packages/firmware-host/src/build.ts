@@ -52,7 +52,58 @@ function cached(names: string[]): Map<string, string> {
   return values;
 }
 
+/** Sleeps the thread (the build is synchronous, and so is waiting for another process's build). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * node --test runs each test file in its own process, and several of them build the firmware: one
+ * build at a time, serialised by a lock directory (taken over when its holder died or it is stale).
+ */
+function withBuildLock<T>(work: () => T): T {
+  const lock = path.join(repository, "build", "firmware-host.lock");
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, "pid"), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (lockAbandoned(lock)) fs.rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} is held for more than 15 minutes`);
+      else sleepSync(100);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function lockAbandoned(lock: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(path.join(lock, "pid"), "utf8"));
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // No pid file yet: the holder is between mkdir and write, unless that was long ago.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      const stat = fs.statSync(lock, { throwIfNoEntry: false });
+      return stat !== undefined && Date.now() - stat.mtimeMs > 10_000;
+    }
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
 function build(): FirmwareHost {
+  return withBuildLock(buildUnlocked);
+}
+
+function buildUnlocked(): FirmwareHost {
   if (!hasCommand("cmake")) return unavailable(`cmake is not installed (Debian: ${debian})`);
   const compiler = ["clang", "gcc"].find((c) => hasCommand(c));
   if (!compiler) return unavailable(`no C compiler (clang or gcc) is installed (Debian: ${debian})`);
