@@ -28,6 +28,8 @@ export interface TestPki {
   otherCa: TestCa;
   rsa: ServerCert;
   ecdsa: ServerCert;
+  /** Signed by the test CA, but for sdk.invalid only: connecting to "localhost" must fail the name check. */
+  elsewhere: ServerCert;
 }
 
 const extensions = `[sdk_ca]
@@ -40,6 +42,14 @@ basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
 subjectAltName = DNS:localhost, IP:127.0.0.1
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+
+[sdk_elsewhere]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:sdk.invalid
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 `;
@@ -78,12 +88,19 @@ function makeCa(dir: string, name: string, extfile: string): TestCa {
   return { cert, key, der: Buffer.from(new X509Certificate(fs.readFileSync(cert)).raw) };
 }
 
-function makeServer(dir: string, type: keyof typeof keyOptions, ca: TestCa, extfile: string): ServerCert {
-  const key = path.join(dir, `server-${type}.key`);
-  const csr = path.join(dir, `server-${type}.csr`);
-  const cert = path.join(dir, `server-${type}.pem`);
+function makeServer(
+  dir: string,
+  type: keyof typeof keyOptions,
+  ca: TestCa,
+  extfile: string,
+  name = "localhost",
+): ServerCert {
+  const section = name === "localhost" ? "sdk_server" : "sdk_elsewhere";
+  const key = path.join(dir, `server-${type}-${name}.key`);
+  const csr = path.join(dir, `server-${type}-${name}.csr`);
+  const cert = path.join(dir, `server-${type}-${name}.pem`);
   makeKey(key, type);
-  openssl(["req", "-new", "-key", key, "-subj", "/CN=localhost", "-out", csr]);
+  openssl(["req", "-new", "-key", key, "-subj", `/CN=${name}`, "-out", csr]);
   openssl(
     ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-sha256", "-days", "825"].concat([
       "-set_serial",
@@ -91,7 +108,7 @@ function makeServer(dir: string, type: keyof typeof keyOptions, ca: TestCa, extf
       "-extfile",
       extfile,
       "-extensions",
-      "sdk_server",
+      section,
       "-out",
       cert,
     ]),
@@ -114,5 +131,6 @@ export function makeTestPki(dir: string): TestPki | { skip: string } {
     otherCa,
     rsa: makeServer(dir, "rsa", ca, extfile),
     ecdsa: makeServer(dir, "ecdsa", ca, extfile),
+    elsewhere: makeServer(dir, "ecdsa", ca, extfile, "sdk.invalid"),
   };
 }
