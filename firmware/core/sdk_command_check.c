@@ -84,29 +84,24 @@ static bool int_in(const sdk_json_field *f, int64_t min, int64_t max, int64_t *o
   return f && sdk_json_get_int(f, min, max, out) == SDK_JSON_OK;
 }
 
-/* "0–22 and 26–28" */
+/* "0–22 and 26–28": runs of set bits */
 static void number_runs(sdk_text *t, uint32_t mask) {
-  int runs[32][2];
-  int count = 0;
+  int total = 0, written = 0;
+  for (int p = 0; p < 32; p++)
+    if ((mask & (1u << p)) && (p == 0 || !(mask & (1u << (p - 1))))) total++;
   for (int p = 0; p < 32; p++) {
-    if (!(mask & (1u << p))) continue;
-    if (count > 0 && runs[count - 1][1] == p - 1) {
-      runs[count - 1][1] = p;
-    } else {
-      runs[count][0] = p;
-      runs[count][1] = p;
-      count++;
-    }
-  }
-  for (int i = 0; i < count; i++) {
-    if (i > 0) sdk_text_add(t, i == count - 1 ? " and " : ", ");
-    sdk_text_int(t, runs[i][0]);
-    if (runs[i][1] != runs[i][0]) {
+    if (!(mask & (1u << p)) || (p > 0 && (mask & (1u << (p - 1))))) continue;
+    int end = p;
+    while (end < 31 && (mask & (1u << (end + 1)))) end++;
+    if (written > 0) sdk_text_add(t, written == total - 1 ? " and " : ", ");
+    sdk_text_int(t, p);
+    if (end != p) {
       sdk_text_add(t, DASH);
-      sdk_text_int(t, runs[i][1]);
+      sdk_text_int(t, end);
     }
+    written++;
   }
-  if (count == 0) sdk_text_add(t, "none");
+  if (total == 0) sdk_text_add(t, "none");
 }
 
 /* "GP26, GP27, GP28", the last separator `last` */

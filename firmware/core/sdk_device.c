@@ -251,10 +251,11 @@ static void handle_welcome(sdk_device *dev) {
 }
 
 static void handle_command(sdk_device *dev, int command, int64_t id) {
-  char message[SDK_ERROR_MESSAGE_MAX_LENGTH];
+  char *message = dev->text;
+  const size_t cap = sizeof dev->text;
   sdk_json_writer w;
   const char *code = NULL;
-  if (!sdk_command_check(dev->opt.board, command, &dev->obj, message, sizeof message)) {
+  if (!sdk_command_check(dev->opt.board, command, &dev->obj, message, cap)) {
     code = SDK_DEVICE_ERROR_INVALID_ARGUMENT;
   } else {
     begin_frame(dev, &w);
@@ -264,13 +265,13 @@ static void handle_command(sdk_device *dev, int command, int64_t id) {
     sdk_jw_key(&w, "id");
     sdk_jw_int(&w, id);
     sdk_jw_key(&w, "value");
-    code = sdk_command_run(dev, command, &dev->obj, &w, message, sizeof message);
+    code = sdk_command_run(dev, command, &dev->obj, &w, message, cap);
     if (!code) {
       sdk_jw_end_object(&w);
       if (queue_json(dev, &w)) return;
       code = SDK_DEVICE_ERROR_IO_ERROR;
       sdk_text t;
-      sdk_text_init(&t, message, sizeof message);
+      sdk_text_init(&t, message, cap);
       sdk_text_add(&t, "the result does not fit in one frame");
     }
   }
@@ -294,10 +295,9 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
     return;
   }
   if (strcmp(name, "error") == 0) {
-    char text[SDK_ERROR_MESSAGE_MAX_LENGTH];
     const sdk_json_field *m = sdk_json_find(&dev->obj, "message");
-    if (!m || sdk_json_get_string(m, text, sizeof text, NULL) != SDK_JSON_OK) text[0] = '\0';
-    local_log2(SDK_LOG_WARN, "the server refused a frame: ", text);
+    if (!m || sdk_json_get_string(m, dev->text, sizeof dev->text, NULL) != SDK_JSON_OK) dev->text[0] = '\0';
+    local_log2(SDK_LOG_WARN, "the server refused a frame: ", dev->text);
     return;
   }
   const sdk_json_field *id_field = sdk_json_find(&dev->obj, "id");
@@ -308,13 +308,12 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
   }
   int command = sdk_command_find(name, name_len);
   if (command < 0) {
-    char message[SDK_MESSAGE_TYPE_MAX_LENGTH + 32];
     sdk_text t;
-    sdk_text_init(&t, message, sizeof message);
+    sdk_text_init(&t, dev->text, sizeof dev->text);
     sdk_text_add(&t, "unknown command \"");
     sdk_text_add(&t, name);
     sdk_text_add(&t, "\"");
-    queue_error(dev, true, id, SDK_DEVICE_ERROR_UNSUPPORTED, message);
+    queue_error(dev, true, id, SDK_DEVICE_ERROR_UNSUPPORTED, dev->text);
     return;
   }
   handle_command(dev, command, id);

@@ -95,6 +95,7 @@ typedef struct {
   /* big buffers */
   uint8_t msg[SDK_DEVICE_MAX_FRAME];  /* incoming messages, and the upgrade answer before them */
   uint8_t scratch[12288];             /* decoded byte arrays and pixels, UART chunks */
+  char text[1024];                    /* error messages being composed (kept off the small stack) */
   sdk_json_object obj;
 } sdk_device;
 
