@@ -171,6 +171,7 @@ const addresses = [
   "[::1]:8080",
   "sdk.example.com",
   "sdk.example.com:443",
+  "192.168.1.10:80",
   "https://sdk.example.com",
   "https://sdk.example.com:8443/base",
   "http://10.0.0.5:8080/",

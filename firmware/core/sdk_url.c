@@ -286,6 +286,16 @@ static sdk_url_status parse_host(const char *s, size_t len, char out[SDK_URL_HOS
 
 /* ---------------------------------------------------------------- address */
 
+/* "ftp://…": a scheme (a letter, then letters, digits, + - .) followed by "://". */
+static bool has_other_scheme(const char *s, size_t len) {
+  size_t i = 0;
+  if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return false;
+  while (i < len && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || is_digit(s[i]) ||
+                     s[i] == '+' || s[i] == '-' || s[i] == '.'))
+    i++;
+  return i + 2 < len && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/';
+}
+
 sdk_url_status sdk_url_from_address(const char *address, sdk_url *out) {
   memset(out, 0, sizeof *out);
   if (address == NULL) return SDK_URL_EMPTY;
@@ -313,6 +323,7 @@ sdk_url_status sdk_url_from_address(const char *address, sdk_url *out) {
       at = strlen(schemes[i]) - 2; /* after the colon */
     }
   }
+  if (!full && has_other_scheme(s, len)) return SDK_URL_BAD_SCHEME;
   /* The URL parser drops trailing C0 controls and spaces, and tabs and newlines anywhere. */
   while (len > 0 && (unsigned char)s[len - 1] <= 0x20) len--;
   while (at < len && (s[at] == '/' || s[at] == '\\' || is_tab_or_newline(s[at]))) at++;
@@ -363,11 +374,11 @@ sdk_url_status sdk_url_from_address(const char *address, sdk_url *out) {
     memset(out, 0, sizeof *out);
     return status;
   }
-  if (!full) {
-    /* new URL(`http://${address}`): port 80 is http's default, so it reads as no port at all */
-    if (port == 80) has_port = false;
-    tls = !has_port;
+  if (has_port && port == 0) {
+    memset(out, 0, sizeof *out);
+    return SDK_URL_BAD_PORT;
   }
+  if (!full) tls = !has_port; /* any port written, 80 included, means plain ws:// */
   uint16_t default_port = tls ? 443 : 80;
   out->tls = tls;
   out->port_explicit = has_port && port != default_port;

@@ -25,7 +25,7 @@ typedef struct {
 typedef enum {
   SDK_URL_OK = 0,
   SDK_URL_EMPTY,
-  SDK_URL_BAD_SCHEME, /* never returned: like deviceSocketUrl, "ftp://x" reads as the host "ftp" */
+  SDK_URL_BAD_SCHEME, /* a scheme other than http, https, ws, wss ("ftp://…") */
   SDK_URL_BAD_HOST,
   SDK_URL_BAD_PORT
 } sdk_url_status;

@@ -240,15 +240,28 @@ export const allDeviceMessageTypes = [...deviceMessageTypes, ...commandTypes, "w
  */
 export function deviceSocketUrl(server: string): string {
   const trimmed = server.trim().replace(/\/+$/, "");
-  const explicit = /^(https?|wss?):\/\//i.exec(trimmed);
-  if (explicit) {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed);
+  if (scheme) {
+    if (!/^(https?|wss?)$/i.test(scheme[1]!)) {
+      throw new TypeError(
+        `unsupported scheme "${scheme[1]}://": give host:port, a bare host name, or an http(s):// or ws(s):// URL`,
+      );
+    }
     const url = new URL(trimmed);
+    if (url.port === "0") throw new TypeError("port 0 is not a port a server can listen on");
     const secure = url.protocol === "https:" || url.protocol === "wss:";
     url.protocol = secure ? "wss:" : "ws:";
     url.pathname = deviceSocketPath;
     return url.toString();
   }
   const url = new URL(`http://${trimmed}`);
-  if (url.port) return `ws://${url.host}${deviceSocketPath}`;
+  // The port as written: URL drops one equal to http's default (80), which is still an explicit port.
+  const authority = trimmed.replace(/[\t\n\r]/g, "").split(/[/?#\\]/, 1)[0]!;
+  const written = /^(?:\[[^\]]*\]|[^:]*):(\d+)$/.exec(authority)?.[1];
+  if (written !== undefined) {
+    const port = Number(written);
+    if (port === 0) throw new TypeError("port 0 is not a port a server can listen on");
+    return `ws://${url.hostname}${port === 80 ? "" : `:${port}`}${deviceSocketPath}`;
+  }
   return `wss://${url.hostname}${deviceSocketPath}`;
 }
