@@ -88,8 +88,9 @@ export function parseCli(argv: readonly string[], readFile: (path: string) => st
   let url: string;
   try {
     url = deviceSocketUrl(server);
-  } catch {
-    throw new UsageError(`--server: cannot make a URL of ${JSON.stringify(server)}`);
+  } catch (error) {
+    const why = error instanceof TypeError && !/Invalid URL/.test(error.message) ? `: ${error.message}` : "";
+    throw new UsageError(`--server: cannot make a URL of ${JSON.stringify(server)}${why}`);
   }
   const defaultBoard = values.board === undefined ? "pico_w" : board(values.board, "--board");
   const firmware = values.firmware as string | undefined;

@@ -84,6 +84,16 @@ describe("argument parsing", () => {
         ),
       /holds only 1 device/,
     );
+    for (const [server, why] of [
+      ["ftp://files.example.com", /unsupported scheme "ftp:\/\/"/],
+      ["host:0", /port 0/],
+    ] as const) {
+      assert.throws(
+        () => parseCli(["--server", server, "--device", "a", "--secret", "b"], files),
+        why,
+        server,
+      );
+    }
   });
 });
 
