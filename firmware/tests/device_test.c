@@ -301,7 +301,8 @@ static void commands_answered_in_order_with_events_after(void) {
       "{\"type\":\"result\",\"id\":3,\"value\":null}",
       "{\"type\":\"error\",\"id\":4,\"code\":\"io_error\",\"message\":\"no device acknowledged address 0x48 on I2C bus 0 (NACK)\"}",
       "{\"type\":\"result\",\"id\":5,\"value\":{\"volts\":0.8059,\"raw\":1000}}",
-      "{\"type\":\"error\",\"code\":\"malformed\",\"message\":\"a command needs an integer id 1\xE2\x80\x93" "2147483647\"}",
+      ("{\"type\":\"error\",\"code\":\"malformed\",\"message\":\"a command needs an integer id 1\xE2\x80\x93"
+       "2147483647\"}"),
       "{\"type\":\"error\",\"id\":6,\"code\":\"unsupported\",\"message\":\"unknown command \\\"warp\\\"\"}",
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
