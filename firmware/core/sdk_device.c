@@ -13,6 +13,7 @@
 #define DEFAULT_HEARTBEAT_S 15u
 #define REVOKED_MAX_FACTOR 32u
 #define DEVICE_PATH "/v1/device"
+#define CLOSE_TIMEOUT_MS 3000u
 
 static const char *const log_levels[] = SDK_LOG_LEVELS;
 
@@ -22,13 +23,17 @@ static uint32_t random32(void) {
   return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static void local_log2(int level, const char *a, const char *b) {
-  char line[320];
+/* A local log line "a" + b[0..b_len), composed in the device (not on the small stack). */
+static void local_log(sdk_device *dev, int level, const char *a, const char *b, size_t b_len) {
   sdk_text t;
-  sdk_text_init(&t, line, sizeof line);
+  sdk_text_init(&t, dev->log_line, sizeof dev->log_line);
   sdk_text_add(&t, a);
-  sdk_text_add(&t, b);
-  sdk_port_log(level, line);
+  sdk_text_add_n(&t, b, b_len);
+  sdk_port_log(level, dev->log_line);
+}
+
+static void local_log2(sdk_device *dev, int level, const char *a, const char *b) {
+  local_log(dev, level, a, b, strlen(b));
 }
 
 /* ---------------- sending */
@@ -50,6 +55,7 @@ static void queue_frame(sdk_device *dev, uint8_t opcode, size_t len) {
   memcpy(payload - hlen, header, hlen);
   dev->tx_sent = SDK_WS_MAX_HEADER - hlen;
   dev->tx_len = SDK_WS_MAX_HEADER + len;
+  dev->last_tx_ms = sdk_port_now_ms();
 }
 
 static bool queue_json(sdk_device *dev, const sdk_json_writer *w) {
@@ -90,6 +96,13 @@ static void queue_error(sdk_device *dev, bool has_id, int64_t id, const char *co
   (void)queue_json(dev, &w);
 }
 
+/* A close frame is queued: the connection ends once it is sent, or after CLOSE_TIMEOUT_MS. */
+static void begin_closing(sdk_device *dev, uint16_t code) {
+  dev->close_code = code;
+  dev->close_after_flush = true;
+  dev->closing_since_ms = sdk_port_now_ms();
+}
+
 /* Sends what the network takes now; false when the connection broke. */
 static bool flush(sdk_device *dev) {
   while (!tx_idle(dev)) {
@@ -97,6 +110,7 @@ static bool flush(sdk_device *dev) {
     if (n < 0) return false;
     if (n == 0) return true;
     dev->tx_sent += (size_t)n;
+    dev->last_tx_ms = sdk_port_now_ms();
   }
   return true;
 }
@@ -231,7 +245,7 @@ static void read_upgrade(sdk_device *dev) {
       drop(dev, 1006, hs.retry_after_s);
       return;
     case SDK_WS_HS_INVALID:
-      local_log2(SDK_LOG_WARN, "bad upgrade answer: ", hs.problem ? hs.problem : "?");
+      local_log2(dev, SDK_LOG_WARN, "bad upgrade answer: ", hs.problem ? hs.problem : "?");
       drop(dev, 1006, 0);
       return;
   }
@@ -279,14 +293,22 @@ static void handle_command(sdk_device *dev, int command, int64_t id) {
 }
 
 static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
-  if (sdk_json_parse_object((const char *)data, len, &dev->obj) != SDK_JSON_OK) {
-    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, SDK_FRAME_NOT_JSON);
+  sdk_json_status parsed = sdk_json_parse_object((const char *)data, len, &dev->obj);
+  if (parsed != SDK_JSON_OK) {
+    const char *why = parsed == SDK_JSON_ERR_NOT_OBJECT ? SDK_FRAME_NOT_OBJECT
+                      : parsed == SDK_JSON_ERR_SYNTAX   ? SDK_FRAME_NOT_JSON
+                                                        : "the frame has more than 32 fields or nests deeper than 64 levels";
+    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, why);
     return;
   }
   const sdk_json_field *type = sdk_json_find(&dev->obj, "type");
   char name[SDK_MESSAGE_TYPE_MAX_LENGTH + 1];
   size_t name_len = 0;
-  if (!type || sdk_json_get_string(type, name, sizeof name, &name_len) != SDK_JSON_OK) {
+  sdk_json_status typed = type ? sdk_json_get_string(type, name, sizeof name, &name_len) : SDK_JSON_ERR_TYPE;
+  if (typed == SDK_JSON_ERR_TOO_LONG) {
+    memcpy(name, "(a type over 64 characters)", 28); /* no command has such a name */
+    name_len = 27;
+  } else if (typed != SDK_JSON_OK) {
     queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, SDK_FRAME_NO_TYPE);
     return;
   }
@@ -297,7 +319,7 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
   if (strcmp(name, "error") == 0) {
     const sdk_json_field *m = sdk_json_find(&dev->obj, "message");
     if (!m || sdk_json_get_string(m, dev->text, sizeof dev->text, NULL) != SDK_JSON_OK) dev->text[0] = '\0';
-    local_log2(SDK_LOG_WARN, "the server refused a frame: ", dev->text);
+    local_log2(dev, SDK_LOG_WARN, "the server refused a frame: ", dev->text);
     return;
   }
   const sdk_json_field *id_field = sdk_json_find(&dev->obj, "id");
@@ -310,9 +332,10 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
   if (command < 0) {
     sdk_text t;
     sdk_text_init(&t, dev->text, sizeof dev->text);
-    sdk_text_add(&t, "unknown command \"");
+    sdk_text_add(&t, "unknown command ");
+    if (typed == SDK_JSON_OK) sdk_text_add(&t, "\"");
     sdk_text_add(&t, name);
-    sdk_text_add(&t, "\"");
+    if (typed == SDK_JSON_OK) sdk_text_add(&t, "\"");
     queue_error(dev, true, id, SDK_DEVICE_ERROR_UNSUPPORTED, dev->text);
     return;
   }
@@ -334,22 +357,15 @@ static bool handle_event(sdk_device *dev, const sdk_ws_event *ev) {
     case SDK_WS_EV_PONG:
     case SDK_WS_EV_NONE:
       return true;
-    case SDK_WS_EV_CLOSE: {
-      char reason[126];
-      size_t n = ev->len < sizeof reason - 1 ? ev->len : sizeof reason - 1;
-      memcpy(reason, ev->data, n);
-      reason[n] = '\0';
-      local_log2(SDK_LOG_INFO, "the server closed the connection: ", reason);
-      dev->close_code = ev->close_code;
+    case SDK_WS_EV_CLOSE:
+      local_log(dev, SDK_LOG_INFO, "the server closed the connection: ", (const char *)ev->data, ev->len);
       queue_close(dev, ev->close_code, "");
-      dev->close_after_flush = true;
+      begin_closing(dev, ev->close_code);
       return false;
-    }
     case SDK_WS_EV_ERROR:
-      local_log2(SDK_LOG_WARN, "closing: ", ev->problem ? ev->problem : "protocol error");
-      dev->close_code = 1006;
+      local_log2(dev, SDK_LOG_WARN, "closing: ", ev->problem ? ev->problem : "protocol error");
       queue_close(dev, ev->close_code, ev->problem ? ev->problem : "");
-      dev->close_after_flush = true;
+      begin_closing(dev, 1006);
       return false;
   }
   return true;
@@ -456,8 +472,7 @@ static void pump(sdk_device *dev) {
     }
     if (dev->stopping) {
       queue_close(dev, SDK_CLOSE_NORMAL, "device stopping");
-      dev->close_code = SDK_CLOSE_NORMAL;
-      dev->close_after_flush = true;
+      begin_closing(dev, SDK_CLOSE_NORMAL);
       continue;
     }
     if (dev->state == SDK_STATE_ONLINE && queue_next_event(dev)) continue;
@@ -532,31 +547,42 @@ uint32_t sdk_device_poll(sdk_device *dev) {
       }
       return dev->state == SDK_STATE_UPGRADING ? until(now, dev->opened_ms + UPGRADE_TIMEOUT_MS) : 0;
     case SDK_STATE_HELLO:
-    case SDK_STATE_ONLINE:
+    case SDK_STATE_ONLINE: {
       settle_debounced(dev, now);
       pump(dev);
       now = sdk_port_now_ms();
+      if (dev->state != SDK_STATE_HELLO && dev->state != SDK_STATE_ONLINE) return 0;
+      if (dev->close_after_flush) {
+        /* A peer that stops reading must not keep a closing connection (or a stop) alive. */
+        if (now - dev->closing_since_ms >= CLOSE_TIMEOUT_MS) {
+          drop(dev, dev->close_code, 0);
+          return 0;
+        }
+        return until(now, dev->closing_since_ms + CLOSE_TIMEOUT_MS);
+      }
       if (dev->state == SDK_STATE_HELLO && now - dev->opened_ms >= WELCOME_TIMEOUT_MS) {
         sdk_port_log(SDK_LOG_WARN, "no welcome within 15 s");
         drop(dev, 1006, 0);
         return 0;
       }
-      if (dev->state == SDK_STATE_ONLINE && !dev->close_after_flush &&
-          now - dev->last_rx_ms >= (uint64_t)dev->heartbeat_s * 2500u) {
-        sdk_port_log(SDK_LOG_WARN, "the server went silent (no ping or frame for 2.5 heartbeats)");
+      /* Silence: nothing from the server, and (while a frame is going out) no sending progress
+         either: input is not read while a frame is being sent, so progress stands in for it. */
+      uint64_t alive = dev->last_rx_ms;
+      if (!tx_idle(dev) && dev->last_tx_ms > alive) alive = dev->last_tx_ms;
+      uint64_t silent_at = alive + (uint64_t)dev->heartbeat_s * 2500u;
+      if (dev->state == SDK_STATE_ONLINE && now >= silent_at) {
+        sdk_port_log(SDK_LOG_WARN, tx_idle(dev) ? "the server went silent (no ping or frame for 2.5 heartbeats)"
+                                                : "the server stopped taking data for 2.5 heartbeats");
         drop(dev, 1006, 0);
         return 0;
       }
-      if (dev->state != SDK_STATE_HELLO && dev->state != SDK_STATE_ONLINE) return 0;
-      if (!tx_idle(dev) || dev->events_count > 0) return 1;
-      {
-        uint64_t next = dev->state == SDK_STATE_HELLO ? dev->opened_ms + WELCOME_TIMEOUT_MS
-                                                      : dev->last_rx_ms + (uint64_t)dev->heartbeat_s * 2500u;
-        for (int pin = 0; pin < 30; pin++)
-          if (dev->watch[pin].pending && dev->watch[pin].due_ms < next) next = dev->watch[pin].due_ms;
-        uint32_t wait = until(now, next);
-        return wait > 50 ? 50 : wait; /* UART input is polled */
-      }
+      if (tx_idle(dev) && dev->state == SDK_STATE_ONLINE && dev->events_count > 0) return 0;
+      uint64_t next = dev->state == SDK_STATE_HELLO ? dev->opened_ms + WELCOME_TIMEOUT_MS : silent_at;
+      for (int pin = 0; pin < 30; pin++)
+        if (dev->watch[pin].pending && dev->watch[pin].due_ms < next) next = dev->watch[pin].due_ms;
+      uint32_t wait = until(now, next);
+      return wait > 50 ? 50 : wait; /* UART input is polled */
+    }
   }
   return 0;
 }
@@ -564,7 +590,10 @@ uint32_t sdk_device_poll(sdk_device *dev) {
 void sdk_device_init(sdk_device *dev, const sdk_device_options *options) {
   memset(dev, 0, sizeof *dev);
   dev->opt = *options;
-  sdk_backoff_init(&dev->backoff, options->timing);
+  /* Never a tight loop: at least 1 ms of backoff, and a cap no smaller than the base. */
+  if (dev->opt.timing.base_ms == 0) dev->opt.timing.base_ms = 1;
+  if (dev->opt.timing.cap_ms < dev->opt.timing.base_ms) dev->opt.timing.cap_ms = dev->opt.timing.base_ms;
+  sdk_backoff_init(&dev->backoff, dev->opt.timing);
   dev->state = SDK_STATE_IDLE;
   dev->next_attempt_ms = 0;
   dev->heartbeat_s = DEFAULT_HEARTBEAT_S;

@@ -71,6 +71,8 @@ typedef struct {
   bool close_after_flush; /* a close frame is queued: drop the connection once it is sent */
   uint16_t close_code;    /* the code that ended the connection (picks the next delay) */
   uint32_t revoked_count; /* consecutive 401/4001 refusals */
+  uint64_t closing_since_ms; /* when the close frame was queued */
+  uint64_t last_tx_ms;       /* when a frame was queued or bytes of it were sent */
   /* the socket */
   char ws_key[SDK_WS_KEY_LEN + 1];
   size_t handshake_len;
@@ -96,6 +98,7 @@ typedef struct {
   uint8_t msg[SDK_DEVICE_MAX_FRAME];  /* incoming messages, and the upgrade answer before them */
   uint8_t scratch[12288];             /* decoded byte arrays and pixels, UART chunks */
   char text[1024];                    /* error messages being composed (kept off the small stack) */
+  char log_line[320];                 /* local log lines being composed */
   sdk_json_object obj;
 } sdk_device;
 

@@ -23,6 +23,7 @@ static size_t to_device_len, to_device_off;
 static uint8_t from_device[200000];
 static size_t from_device_len;
 static uint8_t levels[30];
+static size_t send_budget = SIZE_MAX; /* bytes the network takes from now on: 0 stalls it */
 static sdk_device dev;
 
 uint64_t sdk_port_now_ms(void) { return now_ms; }
@@ -43,6 +44,8 @@ bool sdk_port_net_open(const char *host, uint16_t port, bool tls) {
 sdk_net_status sdk_port_net_status(void) { return net; }
 long sdk_port_net_send(const uint8_t *data, size_t len) {
   if (net != SDK_NET_READY) return -1;
+  if (len > send_budget) len = send_budget;
+  if (send_budget != SIZE_MAX) send_budget -= len;
   memcpy(from_device + from_device_len, data, len);
   from_device_len += len;
   return (long)len;
@@ -185,6 +188,7 @@ static void start(void) {
                           .firmware_version = "9.9.9", .timing = {.base_ms = 250, .cap_ms = 30000}};
   CHECK(sdk_url_from_address("localhost:8080", &o.server) == SDK_URL_OK);
   opens = 0;
+  send_budget = SIZE_MAX;
   sdk_device_init(&dev, &o);
 }
 
@@ -348,7 +352,55 @@ static void stop_closes_with_1000(void) {
   CHECK(opens == before);
 }
 
+static void a_stalled_network_cannot_keep_a_connection_or_a_stop_alive(void) {
+  /* stop while the peer takes no bytes: the close cannot go out, the device stops anyway */
+  start();
+  online(15);
+  send_budget = 0;
+  sdk_device_stop(&dev);
+  run_for(2000);
+  CHECK(!sdk_device_stopped(&dev));
+  run_for(1500);
+  CHECK(sdk_device_stopped(&dev));
+  /* a large answer that stops going out: dropped after 2.5 heartbeats without progress */
+  start();
+  online(2);
+  server_text("{\"type\":\"spi_configure\",\"id\":1,\"bus\":0,\"sck\":18,\"tx\":19,\"rx\":16,\"frequency\":1000}");
+  run_for(1);
+  static char big[60000];
+  size_t at = (size_t)snprintf(big, sizeof big, "{\"type\":\"spi_transfer\",\"id\":2,\"bus\":0,\"data\":[255");
+  for (int i = 1; i < 12000; i++) at += (size_t)snprintf(big + at, sizeof big - at, ",255");
+  snprintf(big + at, sizeof big - at, "]}");
+  server_text(big);
+  from_device_len = 0;
+  send_budget = 20000; /* the answer (~48 KB) is partly out when the peer stops reading */
+  run_for(1);
+  CHECK(from_device_len == 20000);
+  int before = opens;
+  run_for(4900);
+  CHECK(dev.state == SDK_STATE_ONLINE && opens == before); /* 2.5 heartbeats since the last progress: not yet */
+  run_for(200);
+  CHECK(dev.state != SDK_STATE_ONLINE || opens > before);
+}
+
+static void frames_that_are_not_commands(void) {
+  start();
+  online(15);
+  server_text("[1,2]");
+  char long_type[200];
+  snprintf(long_type, sizeof long_type, "{\"type\":\"%070d\",\"id\":9}", 0);
+  server_text(long_type);
+  run_for(3);
+  char m[256];
+  CHECK(device_text(0, m, sizeof m));
+  CHECK_STR(m, "{\"type\":\"error\",\"code\":\"malformed\",\"message\":\"a frame must be a JSON object\"}");
+  CHECK(device_text(1, m, sizeof m));
+  CHECK_STR(m, "{\"type\":\"error\",\"id\":9,\"code\":\"unsupported\",\"message\":\"unknown command (a type over 64 characters)\"}");
+}
+
 int main(void) {
+  a_stalled_network_cannot_keep_a_connection_or_a_stop_alive();
+  frames_that_are_not_commands();
   welcome_timeout();
   upgrade_timeout();
   refused_credentials_wait_longer_each_time();

@@ -5,7 +5,6 @@
  * stdout its answers, stderr the local log.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +25,9 @@ static sdk_config config;
 static uint8_t config_bytes[8192];
 static volatile sig_atomic_t signalled = 0;
 
+/* A control line: `uart` with 12,000 bytes of hex is 24 KB. */
+#define CONTROL_LINE_MAX ((size_t)64 * 1024)
+
 static void on_signal(int sig) {
   (void)sig;
   signalled = 1;
@@ -35,11 +37,13 @@ static void usage(FILE *out) {
   fputs(
       "usage: sdk-firmware-host [--config FILE] [--url URL] [--device ID] [--secret SECRET]\n"
       "                         [--board pico_w|pico2_w] [--backoff-base-ms N] [--backoff-cap-ms N]\n"
+      "                         [--no-control]\n"
       "\n"
       "Runs the sdk device firmware on Linux: it connects to the server and answers commands with\n"
       "in-memory peripherals. --config reads a config block (docs/firmware.md); flags override it.\n"
       "--url takes a server address or URL (192.168.1.10:8080, https://sdk.example.com).\n"
-      "stdin: control lines (input, uart, pin, pixels, i2c, adc, temperature, stop); stdout: answers.\n",
+      "stdin: control lines (input, uart, pin, pixels, i2c, adc, temperature, stop); stdout: answers.\n"
+      "The device stops when stdin ends, unless --no-control (stdin ignored; stop with SIGTERM).\n",
       out);
 }
 
@@ -47,7 +51,7 @@ static bool parse_u32(const char *text, uint32_t *out) {
   char *end = NULL;
   errno = 0;
   unsigned long v = strtoul(text, &end, 10);
-  if (errno || !end || *end || end == text || v > 3600000ul) return false;
+  if (errno || !end || *end || end == text || v < 1 || v > 3600000ul) return false;
   *out = (uint32_t)v;
   return true;
 }
@@ -69,25 +73,45 @@ static bool load_config(const char *path) {
   return true;
 }
 
-/* Reads what stdin has; answers every complete line. Returns false at end of input. */
-static bool read_control(char *line, size_t cap, size_t *len) {
+/* One control line: its answer goes to stdout at once. */
+static void answer_line(char *line, size_t len, bool overlong) {
+  static char answer[HOST_CONTROL_ANSWER_MAX];
+  line[len] = '\0';
+  if (len > 0 && line[len - 1] == '\r') line[len - 1] = '\0';
+  bool stop = false;
+  if (overlong) {
+    (void)snprintf(answer, sizeof answer, "error the line is longer than %zu bytes", CONTROL_LINE_MAX);
+  } else {
+    stop = host_control_line(line, answer, sizeof answer);
+  }
+  printf("%s\n", answer);
+  fflush(stdout);
+  if (stop) sdk_device_stop(&device);
+}
+
+/* Reads what stdin has (poll said it would not block) and answers every complete line. Returns
+ * false at end of input, after answering a last line that had no newline. */
+static bool read_control(void) {
+  static char line[CONTROL_LINE_MAX + 1];
+  static size_t len = 0;
+  static bool overlong = false;
   char chunk[4096];
   ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
-  if (n == 0) return false;
   if (n < 0) return errno == EAGAIN || errno == EINTR;
+  if (n == 0) {
+    if (len > 0 || overlong) answer_line(line, len, overlong);
+    len = 0;
+    return false;
+  }
   for (ssize_t i = 0; i < n; i++) {
     if (chunk[i] != '\n') {
-      if (*len + 1 < cap) line[(*len)++] = chunk[i];
+      if (len < CONTROL_LINE_MAX) line[len++] = chunk[i];
+      else overlong = true;
       continue;
     }
-    line[*len] = '\0';
-    if (*len > 0 && line[*len - 1] == '\r') line[*len - 1] = '\0';
-    static char answer[HOST_CONTROL_ANSWER_MAX];
-    bool stop = host_control_line(line, answer, sizeof answer);
-    printf("%s\n", answer);
-    fflush(stdout);
-    *len = 0;
-    if (stop) sdk_device_stop(&device);
+    answer_line(line, len, overlong);
+    len = 0;
+    overlong = false;
   }
   return true;
 }
@@ -95,12 +119,17 @@ static bool read_control(char *line, size_t cap, size_t *len) {
 int main(int argc, char **argv) {
   const char *url = NULL, *device_id = NULL, *secret = NULL, *board_id = "pico_w", *config_path = NULL;
   sdk_backoff_timing timing = {.base_ms = 250, .cap_ms = 30000};
+  bool control = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return 0;
+    }
+    if (!strcmp(a, "--no-control")) {
+      control = false;
+      continue;
     }
     if (!strcmp(a, "--version")) {
       printf("%s\n", SDK_FIRMWARE_VERSION);
@@ -159,8 +188,6 @@ int main(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
-  int flags = fcntl(STDIN_FILENO, F_GETFL);
-  if (flags >= 0) (void)fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK);
 
   host_peripherals_init(&device);
   sdk_device_init(&device, &options);
@@ -169,9 +196,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sdk-firmware-host %s (%s): connecting to %s as %s\n", SDK_FIRMWARE_VERSION, board_id,
             url_text, device_id);
 
-  static char line[64 * 1024];
-  size_t line_len = 0;
-  bool stdin_open = true;
+  bool stdin_open = control;
   for (;;) {
     if (signalled) sdk_device_stop(&device);
     uint32_t wait = sdk_device_poll(&device);
@@ -188,7 +213,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     if (ready > 0 && stdin_open && fds[0].revents) {
-      if (!read_control(line, sizeof line, &line_len)) {
+      if (!read_control()) {
         stdin_open = false; /* the controller went away: stop as if told to */
         sdk_device_stop(&device);
       }
