@@ -601,6 +601,11 @@ void sdk_device_init(sdk_device *dev, const sdk_device_options *options) {
 
 void sdk_device_stop(sdk_device *dev) { dev->stopping = true; }
 
+void sdk_device_retry_now(sdk_device *dev) {
+  sdk_backoff_reset(&dev->backoff);
+  if (dev->state == SDK_STATE_IDLE && !dev->revoked_count) dev->next_attempt_ms = sdk_port_now_ms();
+}
+
 bool sdk_device_stopped(const sdk_device *dev) { return dev->state == SDK_STATE_STOPPED; }
 
 bool sdk_device_log(sdk_device *dev, int level, const char *message) {

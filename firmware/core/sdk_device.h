@@ -106,6 +106,9 @@ void sdk_device_init(sdk_device *dev, const sdk_device_options *options);
 /* Does all work that is due; returns how many ms the port may sleep (waiting on the network)
  * before the next call. Call it again at once after network input arrives. */
 uint32_t sdk_device_poll(sdk_device *dev);
+/* The network has just come up (a Wi-Fi join): the next attempt starts now, from the first
+ * backoff step, instead of waiting out a delay chosen while there was no network. */
+void sdk_device_retry_now(sdk_device *dev);
 /* Closes with 1000 and stays down; sdk_device_stopped() says when the close has gone out. */
 void sdk_device_stop(sdk_device *dev);
 bool sdk_device_stopped(const sdk_device *dev);
