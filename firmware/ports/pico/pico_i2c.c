@@ -28,11 +28,14 @@ void sdk_port_i2c_configure(uint8_t bus, uint8_t sda, uint8_t scl, uint32_t freq
 }
 
 /* One and a half times the bytes' time on the wire (9 clocks each, plus the address and the stops)
- * plus 50 ms for a target that stretches the clock; 0 when that would outlast the watchdog (at
+ * plus slack for a target that stretches the clock; 0 when that would outlast the watchdog (at
  * 10 kHz: over about 5000 bytes). */
-static uint32_t timeout_us(uint8_t bus, size_t len) {
+#define STRETCH_US 50000u
+#define PROBE_STRETCH_US 5000u /* a scan is 112 probes in one go: at most about 1.2 s at 10 kHz */
+
+static uint32_t timeout_us(uint8_t bus, size_t len, uint32_t slack_us) {
   uint32_t hz = frequencies[bus] ? frequencies[bus] : 10000u;
-  uint64_t us = ((uint64_t)len + 3u) * 9u * 1000000u / hz * 3u / 2u + 50000u;
+  uint64_t us = ((uint64_t)len + 3u) * 9u * 1000000u / hz * 3u / 2u + slack_us;
   return us > TIMEOUT_US_MAX ? 0 : (uint32_t)us;
 }
 
@@ -44,18 +47,24 @@ static sdk_io_status status_of(int result, size_t len) {
 }
 
 /* The SDK remembers a transfer left open (nostop) to start the next with a repeated start; after a
- * failure the hardware has sent a stop already, so the next transfer must start afresh. */
+ * failure the hardware has sent a stop already, so the next transfer must start afresh. After a
+ * timeout the block may be stuck mid-transfer: it is reset (its pins keep their function). */
 static void after_failure(i2c_inst_t *i2c, sdk_io_status st) {
-  if (st != SDK_IO_OK) i2c->restart_on_next = false;
+  if (st == SDK_IO_OK) return;
+  i2c->restart_on_next = false;
+  if (st == SDK_IO_FAILED && frequencies[i2c_get_index(i2c)]) {
+    uint bus = i2c_get_index(i2c);
+    frequencies[bus] = i2c_init(i2c, frequencies[bus]);
+  }
 }
 
 /* The block cannot send an address without data: a 1-byte read asks the same question. */
 bool sdk_port_i2c_probe(uint8_t bus, uint8_t address) {
   i2c_inst_t *i2c = bus_of(bus);
-  uint32_t timeout = timeout_us(bus, 1);
-  if (!i2c || address > 0x7f || timeout == 0) return false;
+  if (!i2c || address > 0x7f) return false;
+  watchdog_update();
   uint8_t byte;
-  sdk_io_status st = status_of(i2c_read_timeout_us(i2c, address, &byte, 1, false, timeout), 1);
+  sdk_io_status st = status_of(i2c_read_timeout_us(i2c, address, &byte, 1, false, timeout_us(bus, 1, PROBE_STRETCH_US)), 1);
   after_failure(i2c, st);
   return st == SDK_IO_OK;
 }
@@ -64,7 +73,7 @@ sdk_io_status sdk_port_i2c_write(uint8_t bus, uint8_t address, const uint8_t *da
   i2c_inst_t *i2c = bus_of(bus);
   if (!i2c || address > 0x7f) return SDK_IO_FAILED;
   if (len == 0) return sdk_port_i2c_probe(bus, address) ? SDK_IO_OK : SDK_IO_NACK;
-  uint32_t timeout = timeout_us(bus, len);
+  uint32_t timeout = timeout_us(bus, len, STRETCH_US);
   if (timeout == 0) {
     sdk_port_log(SDK_LOG_WARN, "I2C write refused: it would outlast the watchdog at this bus frequency");
     return SDK_IO_FAILED;
@@ -78,14 +87,14 @@ sdk_io_status sdk_port_i2c_write(uint8_t bus, uint8_t address, const uint8_t *da
 sdk_io_status sdk_port_i2c_read(uint8_t bus, uint8_t address, const uint8_t *reg, uint8_t *out, size_t len) {
   i2c_inst_t *i2c = bus_of(bus);
   if (!i2c || address > 0x7f || len == 0) return SDK_IO_FAILED;
-  uint32_t timeout = timeout_us(bus, len + (reg ? 2u : 0u));
+  uint32_t timeout = timeout_us(bus, len, STRETCH_US);
   if (timeout == 0) {
     sdk_port_log(SDK_LOG_WARN, "I2C read refused: it would outlast the watchdog at this bus frequency");
     return SDK_IO_FAILED;
   }
   watchdog_update();
   if (reg) {
-    sdk_io_status st = status_of(i2c_write_timeout_us(i2c, address, reg, 1, true, timeout_us(bus, 1)), 1);
+    sdk_io_status st = status_of(i2c_write_timeout_us(i2c, address, reg, 1, true, timeout_us(bus, 1, STRETCH_US)), 1);
     after_failure(i2c, st);
     if (st != SDK_IO_OK) return st;
   }
