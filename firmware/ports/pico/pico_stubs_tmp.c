@@ -5,15 +5,6 @@
 
 void pico_peripherals_init(sdk_device *dev) { (void)dev; }
 void pico_peripherals_poll(void) {}
-bool pico_net_init(const sdk_config *config) { (void)config; return true; }
-void pico_net_link_down(void) {}
-void sdk_pico_clock_set(unsigned long long seconds, unsigned long microseconds) { (void)seconds; (void)microseconds; }
-bool pico_clock_known(void) { return false; }
-bool sdk_port_net_open(const char *host, uint16_t port, bool tls) { (void)host; (void)port; (void)tls; return false; }
-sdk_net_status sdk_port_net_status(void) { return SDK_NET_FAILED; }
-long sdk_port_net_send(const uint8_t *data, size_t len) { (void)data; (void)len; return -1; }
-long sdk_port_net_recv(uint8_t *out, size_t cap) { (void)out; (void)cap; return -1; }
-void sdk_port_net_close(void) {}
 void sdk_port_gpio_mode(uint8_t pin, bool output, uint8_t pull) { (void)pin; (void)output; (void)pull; }
 void sdk_port_gpio_write(uint8_t pin, uint8_t level) { (void)pin; (void)level; }
 uint8_t sdk_port_gpio_read(uint8_t pin) { (void)pin; return 0; }
