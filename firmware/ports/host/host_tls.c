@@ -7,6 +7,7 @@
 
 #include "host_net.h"
 #include "sdk_port.h"
+#include "sdk_tls_trust.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +18,6 @@
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/error.h>
 #include <mbedtls/net_sockets.h>
-#include <mbedtls/sha256.h>
 #include <mbedtls/ssl.h>
 #include <mbedtls/version.h>
 #include <mbedtls/x509_crt.h>
@@ -27,7 +27,6 @@
 #define HOST_TLS_PSA 1
 #endif
 
-#define PIN_LEN 32u
 /* The largest plaintext passed to one mbedtls_ssl_write: a write that must be repeated is kept here. */
 #define CHUNK 4096u
 
@@ -50,22 +49,11 @@ static const int ciphersuites[] = {
     0};
 
 static struct {
-  bool ready;
-  bool has_ca;
-  bool has_pin;
-  mbedtls_x509_crt ca;
-  /* Given as the CA chain when only a pin is configured: mbedtls 2.28 refuses a NULL chain under
-   * VERIFY_REQUIRED, and nothing chains to an empty certificate. */
-  mbedtls_x509_crt none;
-  uint8_t pin[PIN_LEN];
-} trust;
-
-static struct {
   bool seeded;
   bool active;
   bool want_write;
-  bool pin_mismatch;
   int fd;
+  sdk_tls_verify_state verify;
   mbedtls_ctr_drbg_context drbg;
   mbedtls_ssl_config conf;
   mbedtls_ssl_context ssl;
@@ -91,41 +79,15 @@ static void log_mbedtls(int level, const char *what, int ret) {
   sdk_port_log(level, line);
 }
 
-static void trust_init(void) {
-  if (trust.ready) return;
-  mbedtls_x509_crt_init(&trust.ca);
-  mbedtls_x509_crt_init(&trust.none);
-  trust.ready = true;
-}
-
 bool host_net_set_trust(const uint8_t *ca_der, size_t ca_len, const uint8_t *key_pin32) {
   if (tls.active) {
     sdk_port_log(SDK_LOG_ERROR, "TLS trust not changed: a connection is open");
     return false;
   }
-  trust_init();
-  mbedtls_x509_crt_free(&trust.ca);
-  mbedtls_x509_crt_init(&trust.ca);
-  trust.has_ca = false;
-  trust.has_pin = false;
-  if (ca_der != NULL && ca_len > 0) {
-    int ret = mbedtls_x509_crt_parse_der(&trust.ca, ca_der, ca_len);
-    if (ret != 0) {
-      log_mbedtls(SDK_LOG_ERROR, "the CA certificate does not parse", ret);
-      mbedtls_x509_crt_free(&trust.ca);
-      mbedtls_x509_crt_init(&trust.ca);
-      return false;
-    }
-    trust.has_ca = true;
-  }
-  if (key_pin32 != NULL) {
-    memcpy(trust.pin, key_pin32, PIN_LEN);
-    trust.has_pin = true;
-  }
-  return true;
+  return sdk_tls_trust_set(ca_der, ca_len, key_pin32);
 }
 
-bool host_tls_trusted(void) { return trust.has_ca || trust.has_pin; }
+bool host_tls_trusted(void) { return sdk_tls_trust_any(); }
 
 static int entropy(void *context, unsigned char *out, size_t len) {
   (void)context;
@@ -151,27 +113,6 @@ static bool seed(void) {
   }
   tls.seeded = true;
   return true;
-}
-
-static int sha256(const unsigned char *data, size_t len, unsigned char out[32]) {
-#if MBEDTLS_VERSION_NUMBER >= 0x03000000
-  return mbedtls_sha256(data, len, out, 0);
-#else
-  return mbedtls_sha256_ret(data, len, out, 0);
-#endif
-}
-
-static int verify(void *context, mbedtls_x509_crt *crt, int depth, uint32_t *flags) {
-  (void)context;
-  if (!trust.has_ca) *flags &= ~(uint32_t)MBEDTLS_X509_BADCERT_NOT_TRUSTED;
-  if (depth == 0 && trust.has_pin) {
-    unsigned char digest[PIN_LEN];
-    if (sha256(crt->pk_raw.p, crt->pk_raw.len, digest) != 0 || memcmp(digest, trust.pin, PIN_LEN) != 0) {
-      *flags |= MBEDTLS_X509_BADCERT_OTHER;
-      tls.pin_mismatch = true;
-    }
-  }
-  return 0;
 }
 
 static int bio_send(void *context, const unsigned char *buf, size_t len) {
@@ -200,8 +141,8 @@ static bool configure(const char *host) {
     return false;
   }
   mbedtls_ssl_conf_authmode(&tls.conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-  mbedtls_ssl_conf_ca_chain(&tls.conf, trust.has_ca ? &trust.ca : &trust.none, NULL);
-  mbedtls_ssl_conf_verify(&tls.conf, verify, NULL);
+  mbedtls_ssl_conf_ca_chain(&tls.conf, sdk_tls_trust_chain(), NULL);
+  mbedtls_ssl_conf_verify(&tls.conf, sdk_tls_trust_verify, &tls.verify);
   mbedtls_ssl_conf_rng(&tls.conf, mbedtls_ctr_drbg_random, &tls.drbg);
   mbedtls_ssl_conf_ciphersuites(&tls.conf, ciphersuites);
 #if MBEDTLS_VERSION_NUMBER >= 0x03000000
@@ -234,7 +175,7 @@ bool host_tls_begin(int fd, const char *host) {
   mbedtls_ssl_init(&tls.ssl);
   tls.active = true;
   tls.fd = fd;
-  tls.pin_mismatch = false;
+  tls.verify = (sdk_tls_verify_state){.clock_known = NULL};
   if (!configure(host)) {
     host_tls_end(false);
     return false;
@@ -246,19 +187,7 @@ static void log_handshake_failure(int ret) {
   char why[400];
   why[0] = '\0';
   if (ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED) {
-    uint32_t flags = mbedtls_ssl_get_verify_result(&tls.ssl);
-#if !defined(MBEDTLS_X509_REMOVE_INFO)
-    char info[320];
-    int n = mbedtls_x509_crt_verify_info(info, sizeof info, "", flags);
-    if (n < 0) n = 0;
-    while (n > 0 && info[n - 1] == '\n') info[--n] = '\0';
-    for (char *c = info; *c != '\0'; c++)
-      if (*c == '\n') *c = ';';
-#else
-    char info[32];
-    (void)snprintf(info, sizeof info, "flags 0x%08x", (unsigned)flags);
-#endif
-    (void)snprintf(why, sizeof why, "%s%s", tls.pin_mismatch ? "the server key does not match the pin; " : "", info);
+    sdk_tls_trust_describe(&tls.verify, mbedtls_ssl_get_verify_result(&tls.ssl), why, sizeof why);
   }
   char reason[160];
 #if defined(MBEDTLS_ERROR_C)
@@ -369,7 +298,7 @@ void host_tls_end(bool graceful) {
   mbedtls_ssl_config_free(&tls.conf);
   tls.active = false;
   tls.want_write = false;
-  tls.pin_mismatch = false;
+  tls.verify.pin_mismatch = false;
   tls.pending_len = 0;
   tls.fd = -1;
 }

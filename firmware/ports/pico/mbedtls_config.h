@@ -1,22 +1,33 @@
-/* mbedtls for the sdk firmware's wss:// client (docs/firmware.md, "The Pico build": TLS). */
+/*
+ * mbedtls 3.6 for the sdk firmware's wss:// client: TLS 1.3 and TLS 1.2, ECDHE with ECDSA or RSA
+ * certificates, AES-GCM and ChaCha20-Poly1305 (what Caddy, nginx and Traefik offer by default),
+ * certificate dates checked against the SNTP clock (pico_clock.c).
+ */
 #ifndef SDK_MBEDTLS_CONFIG_H
 #define SDK_MBEDTLS_CONFIG_H
 
 /* lwIP's altcp_tls_mbedtls.c (the copy pico-sdk ships for mbedtls 3) reads private fields. */
 #define MBEDTLS_ALLOW_PRIVATE_ACCESS
 
-/* Platform */
+/* Platform: entropy from pico_rand (pico_mbedtls.c); time from pico_clock.c. */
+#define MBEDTLS_PLATFORM_C
 #define MBEDTLS_HAVE_TIME
+#define MBEDTLS_HAVE_TIME_DATE
+#define MBEDTLS_PLATFORM_TIME_ALT
+#define MBEDTLS_PLATFORM_GMTIME_R_ALT
 #define MBEDTLS_PLATFORM_MS_TIME_ALT
 #define MBEDTLS_ENTROPY_HARDWARE_ALT
 #define MBEDTLS_NO_PLATFORM_ENTROPY
-#define MBEDTLS_PLATFORM_C
 #define MBEDTLS_ERROR_C
 
-/* TLS 1.2 client with SNI; ECDHE with ECDSA or RSA certificates */
+/* TLS client, 1.2 and 1.3, with SNI. Records: a server may send 16 KB ones (IN must hold one);
+ * what we send is cut to OUT. */
 #define MBEDTLS_SSL_TLS_C
 #define MBEDTLS_SSL_CLI_C
 #define MBEDTLS_SSL_PROTO_TLS1_2
+#define MBEDTLS_SSL_PROTO_TLS1_3
+#define MBEDTLS_SSL_TLS1_3_COMPATIBILITY_MODE
+#define MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_EPHEMERAL_ENABLED
 #define MBEDTLS_SSL_SERVER_NAME_INDICATION
 #define MBEDTLS_SSL_KEEP_PEER_CERTIFICATE
 #define MBEDTLS_SSL_IN_CONTENT_LEN 16384
@@ -30,7 +41,12 @@
 #define MBEDTLS_PKCS1_V15
 #define MBEDTLS_PKCS1_V21
 
-/* Ciphers: AES-GCM and ChaCha20-Poly1305 (what Caddy, nginx and Traefik offer by default) */
+/* TLS 1.3 runs through PSA (psa_crypto_init in pico_tls.c); its key schedule is HKDF. */
+#define MBEDTLS_PSA_CRYPTO_C
+#define MBEDTLS_HKDF_C
+#define MBEDTLS_PSA_KEY_SLOT_COUNT 8
+
+/* Ciphers: AES-GCM and ChaCha20-Poly1305 only (no CBC suites). */
 #define MBEDTLS_AES_C
 #define MBEDTLS_AES_FEWER_TABLES
 #define MBEDTLS_GCM_C
@@ -59,7 +75,5 @@
 #define MBEDTLS_SHA512_C
 #define MBEDTLS_X509_USE_C
 #define MBEDTLS_X509_CRT_PARSE_C
-#define MBEDTLS_BASE64_C
-#define MBEDTLS_PEM_PARSE_C
 
 #endif /* SDK_MBEDTLS_CONFIG_H */
