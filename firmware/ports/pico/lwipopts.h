@@ -13,7 +13,11 @@
 #define LWIP_ARP 1
 #define LWIP_ETHERNET 1
 #define LWIP_ICMP 1
-#define LWIP_RAW 1
+/* Flash is tight (docs/firmware.md): no IP fragments, no out-of-order TCP queue. */
+#define IP_REASSEMBLY 0
+#define IP_FRAG 0
+#define TCP_QUEUE_OOSEQ 0
+#define LWIP_RAW 0
 #define LWIP_IPV4 1
 #define LWIP_TCP 1
 #define LWIP_UDP 1

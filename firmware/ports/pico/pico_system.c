@@ -21,5 +21,7 @@ void sdk_port_random(uint8_t *out, size_t n) {
 void sdk_port_log(int level, const char *message) {
   static const char *const names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
   const char *name = level >= 0 && level <= 3 ? names[level] : "?";
-  printf("%10llu %s %s\n", (unsigned long long)(time_us_64() / 1000u), name, message);
+  /* Seconds.milliseconds since boot (32-bit: the log's printf has no 64-bit support). */
+  uint64_t ms = time_us_64() / 1000u;
+  printf("%7lu.%03lu %s %s\n", (unsigned long)(ms / 1000u), (unsigned long)(ms % 1000u), name, message);
 }
