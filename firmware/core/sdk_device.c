@@ -7,6 +7,8 @@
 #include "sdk_protocol.h"
 #include "sdk_text.h"
 
+/* DNS, TCP and a TLS handshake (seconds on a Cortex-M0+); then the upgrade and hello clock starts. */
+#define CONNECT_TIMEOUT_MS 30000u
 #define UPGRADE_TIMEOUT_MS 10000u
 #define WELCOME_TIMEOUT_MS 15000u
 #define STABLE_CONNECTION_MS 10000u
@@ -186,6 +188,7 @@ static void send_upgrade(sdk_device *dev) {
   dev->tx_sent = 0;
   dev->tx_len = n;
   dev->state = SDK_STATE_UPGRADING;
+  dev->opened_ms = sdk_port_now_ms(); /* the 10 s upgrade and 15 s welcome clocks start here */
 }
 
 static void send_hello(sdk_device *dev) {
@@ -524,12 +527,12 @@ uint32_t sdk_device_poll(sdk_device *dev) {
         send_upgrade(dev);
         return 0;
       }
-      if (st != SDK_NET_CONNECTING || now - dev->opened_ms >= UPGRADE_TIMEOUT_MS || dev->stopping) {
-        if (st == SDK_NET_CONNECTING && !dev->stopping) sdk_port_log(SDK_LOG_WARN, "connecting timed out");
+      if (st != SDK_NET_CONNECTING || now - dev->opened_ms >= CONNECT_TIMEOUT_MS || dev->stopping) {
+        if (st == SDK_NET_CONNECTING && !dev->stopping) sdk_port_log(SDK_LOG_WARN, "connecting timed out (30 s)");
         drop(dev, 1006, 0);
         return 0;
       }
-      return until(now, dev->opened_ms + UPGRADE_TIMEOUT_MS);
+      return until(now, dev->opened_ms + CONNECT_TIMEOUT_MS);
     }
     case SDK_STATE_UPGRADING:
       if (!flush(dev)) {

@@ -63,7 +63,7 @@ typedef struct {
   sdk_device_state state;
   sdk_backoff backoff;
   uint64_t next_attempt_ms;
-  uint64_t opened_ms;     /* when the current attempt began */
+  uint64_t opened_ms;     /* when the attempt began; from the upgrade on, when the upgrade was sent */
   uint64_t welcomed_ms;   /* when welcome arrived */
   uint64_t last_rx_ms;    /* last byte from the server */
   uint32_t heartbeat_s;   /* from welcome */

@@ -23,6 +23,7 @@ static size_t to_device_len, to_device_off;
 static uint8_t from_device[200000];
 static size_t from_device_len;
 static uint8_t levels[30];
+static bool net_ready_later = false; /* the connection stays "connecting" (a slow TLS handshake) */
 static size_t send_budget = SIZE_MAX; /* bytes the network takes from now on: 0 stalls it */
 static sdk_device dev;
 
@@ -37,7 +38,7 @@ void sdk_port_log(int level, const char *message) { (void)level, (void)message; 
 bool sdk_port_net_open(const char *host, uint16_t port, bool tls) {
   (void)host, (void)port, (void)tls;
   opens++;
-  net = SDK_NET_READY;
+  net = net_ready_later ? SDK_NET_CONNECTING : SDK_NET_READY;
   to_device_len = to_device_off = from_device_len = 0;
   return true;
 }
@@ -222,6 +223,16 @@ static void welcome_timeout(void) {
   CHECK(dev.state == SDK_STATE_IDLE || opens == 2); /* dropped after 15 s without welcome */
 }
 
+static void connect_timeout(void) {
+  start();
+  net_ready_later = true;
+  run_for(29000);
+  CHECK(dev.state == SDK_STATE_CONNECTING && opens == 1);
+  run_for(1500);
+  CHECK(dev.state != SDK_STATE_CONNECTING || opens > 1);
+  net_ready_later = false;
+}
+
 static void upgrade_timeout(void) {
   start();
   run_for(9000);
@@ -399,6 +410,7 @@ static void frames_that_are_not_commands(void) {
 }
 
 int main(void) {
+  connect_timeout();
   a_stalled_network_cannot_keep_a_connection_or_a_stop_alive();
   frames_that_are_not_commands();
   welcome_timeout();

@@ -10,6 +10,7 @@
 #define TIMEOUT_US_MAX 7000000u
 
 static uint32_t frequencies[2];
+static uint8_t bus_pins[2][2]; /* SDA, SCL of each configured bus */
 
 static i2c_inst_t *bus_of(uint8_t bus) { return bus == 0 ? i2c0 : bus == 1 ? i2c1 : NULL; }
 
@@ -20,6 +21,8 @@ void sdk_port_i2c_configure(uint8_t bus, uint8_t sda, uint8_t scl, uint32_t freq
   pico_pins_release(PICO_PIN_I2C, bus);
   frequencies[bus] = i2c_init(i2c, frequency);
   const uint8_t pins[2] = {sda, scl};
+  bus_pins[bus][0] = sda;
+  bus_pins[bus][1] = scl;
   for (int i = 0; i < 2; i++) {
     (void)pico_pin_take(pins[i], PICO_PIN_I2C, bus);
     gpio_set_function(pins[i], GPIO_FUNC_I2C);
@@ -46,14 +49,39 @@ static sdk_io_status status_of(int result, size_t len) {
   return SDK_IO_OK;
 }
 
+/* A target cut off mid-byte can hold SDA low for ever: clock SCL (open drain, by hand) until it lets
+ * go, at most 9 times, then send a STOP (SDA rising while SCL is high). */
+static void release_bus(uint bus) {
+  const uint8_t sda = bus_pins[bus][0], scl = bus_pins[bus][1];
+  gpio_put(sda, 0);
+  gpio_put(scl, 0);
+  gpio_set_dir(sda, GPIO_IN);
+  gpio_set_dir(scl, GPIO_IN);
+  gpio_set_function(sda, GPIO_FUNC_SIO);
+  gpio_set_function(scl, GPIO_FUNC_SIO);
+  for (int i = 0; i < 9 && !gpio_get(sda); i++) {
+    gpio_set_dir(scl, GPIO_OUT); /* low */
+    busy_wait_us(10);
+    gpio_set_dir(scl, GPIO_IN); /* released: pulled high */
+    busy_wait_us(10);
+  }
+  gpio_set_dir(sda, GPIO_OUT);
+  busy_wait_us(10);
+  gpio_set_dir(sda, GPIO_IN);
+  busy_wait_us(10);
+  gpio_set_function(sda, GPIO_FUNC_I2C);
+  gpio_set_function(scl, GPIO_FUNC_I2C);
+}
+
 /* The SDK remembers a transfer left open (nostop) to start the next with a repeated start; after a
  * failure the hardware has sent a stop already, so the next transfer must start afresh. After a
- * timeout the block may be stuck mid-transfer: it is reset (its pins keep their function). */
+ * timeout the bus may be stuck mid-transfer: it is released by hand and the block reset. */
 static void after_failure(i2c_inst_t *i2c, sdk_io_status st) {
   if (st == SDK_IO_OK) return;
   i2c->restart_on_next = false;
   if (st == SDK_IO_FAILED && frequencies[i2c_get_index(i2c)]) {
     uint bus = i2c_get_index(i2c);
+    release_bus(bus);
     frequencies[bus] = i2c_init(i2c, frequencies[bus]);
   }
 }

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hardware/watchdog.h"
 #include "lwip/altcp.h"
 #include "lwip/altcp_tcp.h"
 #include "lwip/dns.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
+#include "pico/time.h"
 #include "pico_net_parts.h"
 #include "pico_port.h"
 #include "sdk_port.h"
@@ -20,6 +22,13 @@
 /* The pcb's poll interval in TCP slow-timer ticks (0.5 s): lets altcp_tls retry decrypting what is
  * waiting when pbufs ran short. */
 #define POLL_TICKS 2u
+/* Received bytes wait here until the core reads them: at most a TCP window's worth (the window
+ * reopens only for what the core read), and the pbufs go back to the pool at once, so a core busy
+ * sending cannot starve the driver of receive buffers. */
+#define RX_RING_BYTES TCP_WND
+/* A TLS handshake runs inside lwIP's receive callback and can take seconds on a Cortex-M0+; the
+ * watchdog is fed from a timer meanwhile, for at most this long. */
+#define HANDSHAKE_FEED_MS 20000u
 
 typedef enum { NET_IDLE, NET_WAIT_CLOCK, NET_RESOLVING, NET_CONNECTING, NET_READY, NET_CLOSED, NET_FAILED } net_state;
 
@@ -29,11 +38,35 @@ static struct {
   bool peer_closed; /* FIN seen (p == NULL): what is queued is still handed out */
   uintptr_t generation; /* the callbacks' arg: a late DNS answer or callback of an old connection is ignored */
   struct altcp_pcb *pcb;
-  struct pbuf *rx; /* queued received data, first byte at rx_off of the first pbuf */
-  uint16_t rx_off;
+  size_t rx_head; /* the first unread byte in rx_ring */
+  size_t rx_count;
   uint16_t port;
   char host[HOST_MAX + 1];
 } net = {.state = NET_IDLE};
+static uint8_t rx_ring[RX_RING_BYTES];
+static repeating_timer_t feeder;
+static bool feeding;
+static uint64_t feed_until_ms;
+
+static bool feed_watchdog(repeating_timer_t *timer) {
+  (void)timer;
+  if (time_us_64() / 1000u >= feed_until_ms) {
+    feeding = false;
+    return false;
+  }
+  watchdog_update();
+  return true;
+}
+
+static void start_feeding(void) {
+  feed_until_ms = time_us_64() / 1000u + HANDSHAKE_FEED_MS;
+  if (!feeding) feeding = add_repeating_timer_ms(1000, feed_watchdog, NULL, &feeder);
+}
+
+static void stop_feeding(void) {
+  if (feeding) cancel_repeating_timer(&feeder);
+  feeding = false;
+}
 
 static void log_host(int level, const char *what, const char *detail) {
   char line[HOST_MAX + 512];
@@ -45,9 +78,19 @@ static void log_host(int level, const char *what, const char *detail) {
 static bool current(void *arg) { return (uintptr_t)arg == net.generation; }
 
 static void drop_queue(void) {
-  if (net.rx != NULL) pbuf_free(net.rx);
-  net.rx = NULL;
-  net.rx_off = 0;
+  net.rx_head = 0;
+  net.rx_count = 0;
+}
+
+/* Tells TCP the queued bytes were taken: closing with unread data would send a RST and drop what we
+ * still had to send (the close frame). */
+static void release_unread(struct altcp_pcb *pcb) {
+  for (size_t left = net.rx_count; left > 0;) {
+    uint16_t part = left > 0xFFFFu ? 0xFFFFu : (uint16_t)left;
+    altcp_recved(pcb, part);
+    left -= part;
+  }
+  drop_queue();
 }
 
 /* Detaches our callbacks and lets the pcb go: closed (queued data still sent), else aborted. */
@@ -61,6 +104,7 @@ static void release_pcb(bool graceful) {
   altcp_err(pcb, NULL);
   altcp_poll(pcb, NULL, POLL_TICKS);
   if (graceful) {
+    release_unread(pcb);
     if (net.tls) pico_tls_close_notify(pcb);
     if (altcp_close(pcb) == ERR_OK) return;
   }
@@ -68,6 +112,7 @@ static void release_pcb(bool graceful) {
 }
 
 static void end(net_state state, bool graceful) {
+  stop_feeding();
   net.generation++;
   release_pcb(graceful);
   drop_queue();
@@ -90,6 +135,7 @@ static const char *err_text(err_t err) {
 /* The pcb is gone (lwIP frees it after this returns): never touch it again. */
 static void on_err(void *arg, err_t err) {
   if (!current(arg)) return;
+  stop_feeding();
   struct altcp_pcb *pcb = net.pcb;
   net.pcb = NULL;
   if (net.state == NET_READY) {
@@ -121,12 +167,13 @@ static err_t on_recv(void *arg, struct altcp_pcb *pcb, struct pbuf *p, err_t err
     pbuf_free(p);
     return ERR_OK;
   }
-  if (net.rx == NULL) {
-    net.rx = p;
-    net.rx_off = 0;
-  } else {
-    pbuf_cat(net.rx, p);
-  }
+  if (p->tot_len > RX_RING_BYTES - net.rx_count) return ERR_MEM; /* lwIP keeps it and offers it again */
+  size_t tail = (net.rx_head + net.rx_count) % RX_RING_BYTES;
+  size_t first = RX_RING_BYTES - tail < p->tot_len ? RX_RING_BYTES - tail : p->tot_len;
+  pbuf_copy_partial(p, rx_ring + tail, (uint16_t)first, 0);
+  if (first < p->tot_len) pbuf_copy_partial(p, rx_ring, (uint16_t)(p->tot_len - first), (uint16_t)first);
+  net.rx_count += p->tot_len;
+  pbuf_free(p);
   return ERR_OK;
 }
 
@@ -139,6 +186,16 @@ static err_t on_poll(void *arg, struct altcp_pcb *pcb) {
 static err_t on_connected(void *arg, struct altcp_pcb *pcb, err_t err) {
   if (!current(arg)) return ERR_OK;
   if (err != ERR_OK) return ERR_OK; /* on_err follows */
+  stop_feeding();
+  if (net.tls && !pico_tls_verified(pcb)) {
+    log_host(SDK_LOG_ERROR, "refusing", "the server's certificate was not verified");
+    net.pcb = NULL;
+    net.generation++;
+    drop_queue();
+    net.state = NET_FAILED;
+    altcp_abort(pcb);
+    return ERR_ABRT;
+  }
   net.state = NET_READY;
   if (net.tls) {
     char how[160];
@@ -164,6 +221,7 @@ static void connect_to(const ip_addr_t *address) {
   altcp_poll(pcb, on_poll, POLL_TICKS);
   altcp_nagle_disable(pcb);
   net.state = NET_CONNECTING;
+  if (net.tls) start_feeding();
   err_t err = altcp_connect(pcb, address, net.port, on_connected);
   if (err != ERR_OK) {
     log_host(SDK_LOG_ERROR, "cannot connect to", err_text(err));
@@ -229,7 +287,7 @@ sdk_net_status sdk_port_net_status(void) {
     case NET_WAIT_CLOCK:
     case NET_RESOLVING:
     case NET_CONNECTING: return SDK_NET_CONNECTING;
-    case NET_READY: return net.peer_closed && net.rx == NULL ? SDK_NET_CLOSED : SDK_NET_READY;
+    case NET_READY: return net.peer_closed && net.rx_count == 0 ? SDK_NET_CLOSED : SDK_NET_READY;
     case NET_FAILED: return SDK_NET_FAILED;
     case NET_IDLE:
     case NET_CLOSED: break;
@@ -267,18 +325,14 @@ long sdk_port_net_send(const uint8_t *data, size_t len) {
 long sdk_port_net_recv(uint8_t *out, size_t cap) {
   if (connecting()) return 0;
   size_t got = 0;
-  while (net.rx != NULL && got < cap) {
-    struct pbuf *p = net.rx;
-    size_t n = (size_t)(p->len - net.rx_off);
+  while (net.rx_count > 0 && got < cap) {
+    size_t n = RX_RING_BYTES - net.rx_head;
+    if (n > net.rx_count) n = net.rx_count;
     if (n > cap - got) n = cap - got;
-    if (n > 0) got += pbuf_copy_partial(p, out + got, (uint16_t)n, net.rx_off);
-    net.rx_off = (uint16_t)(net.rx_off + n);
-    if (net.rx_off < p->len) break;
-    /* The first pbuf is used up: the chain's reference to the next one becomes the queue's. */
-    net.rx = p->next;
-    p->next = NULL;
-    pbuf_free(p);
-    net.rx_off = 0;
+    memcpy(out + got, rx_ring + net.rx_head, n);
+    got += n;
+    net.rx_head = (net.rx_head + n) % RX_RING_BYTES;
+    net.rx_count -= n;
   }
   if (got > 0) {
     for (size_t left = got; net.pcb != NULL && left > 0;) {

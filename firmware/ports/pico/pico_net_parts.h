@@ -31,4 +31,7 @@ void pico_tls_describe(struct altcp_pcb *pcb, char *out, size_t cap);
 /* Sends a close_notify alert when the handshake is done (best effort, before altcp_close). */
 void pico_tls_close_notify(struct altcp_pcb *pcb);
 
+/* The handshake verified the server (a second check after the verify callback). */
+bool pico_tls_verified(struct altcp_pcb *pcb);
+
 #endif /* SDK_PICO_NET_PARTS_H */

@@ -70,11 +70,19 @@ struct altcp_pcb *pico_tls_new(const char *host) {
     altcp_abort(pcb);
     return NULL;
   }
+  /* Verification is required here too, not only through the build's ALTCP_MBEDTLS_AUTHMODE
+     (lwIP's own default would make it optional). */
+  mbedtls_ssl_set_hs_authmode(ssl, MBEDTLS_SSL_VERIFY_REQUIRED);
   /* The per-handshake chain (read by mbedtls_ssl_verify_certificate before the config's). */
   mbedtls_ssl_set_hs_ca_chain(ssl, sdk_tls_trust_chain(), NULL);
   verify_state = (sdk_tls_verify_state){.clock_known = pico_clock_known};
   mbedtls_ssl_set_verify(ssl, sdk_tls_trust_verify, &verify_state);
   return pcb;
+}
+
+bool pico_tls_verified(struct altcp_pcb *pcb) {
+  mbedtls_ssl_context *ssl = altcp_tls_context(pcb);
+  return ssl != NULL && mbedtls_ssl_get_verify_result(ssl) == 0;
 }
 
 uint16_t pico_tls_max_write(struct altcp_pcb *pcb) {
