@@ -338,9 +338,14 @@ export function checkReleaseUf2(bytes: Uint8Array, board: Board): ReleaseCheck {
     if (b.targetAddr % pageBytes !== 0) {
       throw new Uf2Error(`${where}: target address ${hex(b.targetAddr)} is not 256-aligned`);
     }
-    if (b.targetAddr < xipBase || b.targetAddr + pageBytes > config) {
+    if (b.targetAddr < xipBase || b.targetAddr >= xipBase + boardFlash[board].flashBytes) {
       throw new Uf2Error(
-        `${where}: target address ${hex(b.targetAddr)} is outside ${hex(xipBase)}–${hex(config)} (the config sector starts at ${hex(config)})`,
+        `${where}: target address ${hex(b.targetAddr)} is not in ${board}'s flash (${hex(xipBase)}–${hex(xipBase + boardFlash[board].flashBytes)})`,
+      );
+    }
+    if (b.targetAddr + pageBytes > config) {
+      throw new Uf2Error(
+        `${where}: target address ${hex(b.targetAddr)} is not below the config sector at ${hex(config)} (an image must end before it)`,
       );
     }
     if (seenAddr.has(b.targetAddr))

@@ -1,4 +1,5 @@
 export { type Child, type ChildOptions, type Exit, type RunResult, runNode, spawnNode } from "./child.ts";
+export { type SyntheticReleaseOptions, syntheticRelease } from "./firmware-release.ts";
 export { buildScript, deployScript } from "./scripts.ts";
 export { createTestServer, startTestServer, type TestServer, type TestServerOptions } from "./server.ts";
 export {
