@@ -129,7 +129,7 @@ export class SdkClient {
       const response = await this.#send(
         method,
         path,
-        bytes as BodyInit,
+        bytes as RequestInit["body"],
         "application/octet-stream",
         "application/json",
       );
@@ -151,7 +151,7 @@ export class SdkClient {
   async #send(
     method: string,
     path: string,
-    body: BodyInit | undefined,
+    body: RequestInit["body"] | undefined,
     contentType: string | undefined,
     accept: string,
   ): Promise<Response> {
