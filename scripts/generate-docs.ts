@@ -104,7 +104,8 @@ export function renderApiDocs(): string {
     "",
     "## Conventions",
     "",
-    "- Bodies are JSON (`Content-Type: application/json`, at most 1 MiB). Other content types get 415.",
+    "- Bodies are JSON (`Content-Type: application/json`, at most 1 MiB) except the firmware upload's raw UF2",
+    "  (`application/octet-stream`, at most 4 MiB). Other content types get 415.",
     '- Success: `{ "success": true, "result": … }`. Error: `{ "success": false, "error": { "code", "message", "docs" } }`',
     "  (see [errors.md](errors.md)). Invalid input answers 400 `invalid_request` with `fields` naming each bad field.",
     "- Ids are opaque strings with a prefix: `usr_`, `prj_`, `dev_`, `tok_`. Times are ISO 8601 in UTC.",
@@ -126,6 +127,18 @@ export function renderApiDocs(): string {
     '- `GET /health` → `{ "success": true, "result": { "status": "ok" } }`. Never touches the database.',
     '- `GET /ready` → `{ "success": true, "result": { "status": "ready", "database": "sqlite" | "postgres" } }` after a real',
     "  test write to the database succeeded; 503 `database_unavailable` when it did not.",
+    "",
+    "## Firmware releases",
+    "",
+    "A release is a version (semver) plus one UF2 per board. The server imports the read-only bundle",
+    "in `FIRMWARE_DIR` (`<version>/<board>.uf2`, e.g. `1.0.0/pico_w.uf2`; unset means none) into",
+    "`DATA_DIR/firmware/` at every start, and admins can add their own builds with `uploadFirmware`.",
+    "Each file is checked: UF2 framing (512-byte blocks, magic numbers), the board's family id",
+    "(`0xe48bff56` for `pico_w`, `0xe48bff59` for `pico2_w`) and every address below the config sector.",
+    "A bad bundled file is refused with one log line naming it; the server starts anyway. Nothing is",
+    "fetched from the internet. Releases never change once stored: the same bytes again are a no-op,",
+    "different bytes for a stored version and board answer 409 `firmware_exists`. A device's",
+    "`firmwareUpdate` is the newest release's version when it is newer than the device's `firmwareVersion`.",
     "",
     "## Removed and moved",
     "",
@@ -152,8 +165,18 @@ export function renderApiDocs(): string {
     );
     lines.push(`${e.summary}.`, "");
     if (e.query) lines.push("Query:", "", ...fieldTable(e.query, "input"), "");
-    if (e.body) lines.push("Body:", "", ...fieldTable(e.body, "input"), "");
-    lines.push("Result:", "", ...fieldTable(e.result, "output"), "");
+    if (e.binary === "body") {
+      lines.push(
+        `Body: the raw file, \`Content-Type: application/octet-stream\`, at most ${(e.bodyLimit ?? 1024 * 1024) / 1024 / 1024} MiB.`,
+        "",
+      );
+    } else if (e.body) lines.push("Body:", "", ...fieldTable(e.body, "input"), "");
+    if (e.binary === "result") {
+      lines.push(
+        "Result: the file itself, `Content-Type: application/octet-stream`, without the success envelope (errors keep the error envelope).",
+        "",
+      );
+    } else lines.push("Result:", "", ...fieldTable(e.result, "output"), "");
   }
   return lines.join("\n");
 }

@@ -1,9 +1,12 @@
 import {
+  type Board,
+  type Endpoint,
   type EndpointBody,
   type EndpointName,
   type EndpointResult,
   type Endpoints,
   endpoints,
+  type FirmwareRelease,
 } from "@sdk/protocol";
 import { SdkApiError, SdkNetworkError } from "./errors.ts";
 
@@ -85,7 +88,22 @@ export class SdkClient {
       const text = search.toString();
       if (text) path += `?${text}`;
     }
+    const binary = (spec as Endpoint).binary;
+    if (binary) return this.#binary(binary, spec.method, path, input.body) as Promise<EndpointResult<N>>;
     return this.request<EndpointResult<N>>(spec.method, path, input.body);
+  }
+
+  /** One board's UF2 of a firmware release. */
+  downloadFirmware(release: { version: string; board: Board }): Promise<Uint8Array> {
+    return this.api.downloadFirmware({ params: release });
+  }
+
+  /** Stores your own build as a firmware release (admins only). */
+  uploadFirmware(release: { version: string; board: Board; bytes: Uint8Array }): Promise<FirmwareRelease> {
+    return this.api.uploadFirmware({
+      params: { version: release.version, board: release.board },
+      body: release.bytes,
+    });
   }
 
   /** Liveness: `{ status: "ok" }`. */
@@ -99,18 +117,50 @@ export class SdkClient {
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
-    let response: Response;
-    try {
-      response = await this.#fetch(url, {
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    const response = await this.#send(method, path, json, "application/json", "application/json");
+    return this.#envelope<T>(response, path);
+  }
+
+  /** Raw bytes up (`"body"`) or down (`"result"`); errors still come as the JSON envelope. */
+  async #binary(kind: "body" | "result", method: string, path: string, body: unknown): Promise<unknown> {
+    if (kind === "body") {
+      const bytes = body as Uint8Array;
+      const response = await this.#send(
         method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        credentials: "same-origin",
-      });
+        path,
+        bytes as RequestInit["body"],
+        "application/octet-stream",
+        "application/json",
+      );
+      return this.#envelope(response, path);
+    }
+    const response = await this.#send(
+      method,
+      path,
+      undefined,
+      undefined,
+      "application/octet-stream, application/json",
+    );
+    if (response.ok && !/json/.test(response.headers.get("content-type") ?? "")) {
+      return new Uint8Array(await response.arrayBuffer());
+    }
+    return this.#envelope(response, path);
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    body: RequestInit["body"] | undefined,
+    contentType: string | undefined,
+    accept: string,
+  ): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { accept };
+    if (body !== undefined && contentType) headers["content-type"] = contentType;
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    try {
+      return await this.#fetch(url, { method, headers, body, credentials: "same-origin" });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       throw new SdkNetworkError(
@@ -119,6 +169,10 @@ export class SdkClient {
         { cause: error },
       );
     }
+  }
+
+  async #envelope<T>(response: Response, path: string): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
     let payload: unknown;
     try {
       payload = await response.json();

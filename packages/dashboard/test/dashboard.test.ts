@@ -10,7 +10,7 @@ import { build } from "@sdk/build";
 import { SdkClient } from "@sdk/client";
 import { dashboardDistUrl } from "@sdk/dashboard/built";
 import { SimulatedDevice } from "@sdk/simulator";
-import { createTestServer } from "@sdk/test-helpers";
+import { createTestServer, fakeReleaseUf2 } from "@sdk/test-helpers";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { ensureBuilt } from "../ensure-built.ts";
 
@@ -159,7 +159,11 @@ export default class Thermostat extends DeviceScript {
 test("first run to a live device: setup, project, device, simulated board, script, state, logs, offline", async (t) => {
   const b = needBrowser(t);
   if (!b) return;
-  const { url, host } = await startServer(t);
+  const firmwareDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-fw-"));
+  onEnd(t, () => fs.rmSync(firmwareDir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(firmwareDir, "1.0.0"));
+  fs.writeFileSync(path.join(firmwareDir, "1.0.0", "pico_w.uf2"), fakeReleaseUf2({ board: "pico_w" }));
+  const { url, host } = await startServer(t, { FIRMWARE_DIR: firmwareDir });
   const { page } = await openPage(t, b);
 
   // First run: the setup screen, then the admin account.
@@ -196,7 +200,15 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByRole("button", { name: "I have saved the secret" }).click();
 
   // The simulated board connects with those credentials: the row turns online without a reload.
-  const board = new SimulatedDevice({ server: host, deviceId, secret, board: "pico_w", reconnect: false });
+  // It runs firmware 0.9.0 while the server's bundle has 1.0.0: the device page says so.
+  const board = new SimulatedDevice({
+    server: host,
+    deviceId,
+    secret,
+    board: "pico_w",
+    reconnect: false,
+    firmware: "0.9.0",
+  });
   onEnd(t, () => board.stop());
   board.start();
   await board.waitFor("connected", 10_000);
@@ -223,6 +235,7 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await status.getByText("Online").waitFor(wait);
   await page.getByText("Live", { exact: true }).waitFor(wait);
   await page.getByText("No state yet").waitFor(wait);
+  await page.getByTestId("firmware-update").getByText("update available: 1.0.0").waitFor(wait);
 
   // A script is deployed: its first state value and log line arrive live.
   const built = await buildScript(t, script, [

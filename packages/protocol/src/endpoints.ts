@@ -29,6 +29,9 @@ import {
   Device,
   DeviceCredentials,
   EnvVar,
+  FirmwareImage,
+  FirmwareRelease,
+  firmwareLimits,
   LogEntry,
   Project,
   ServerInfo,
@@ -53,6 +56,12 @@ export interface Endpoint {
   status?: number;
   /** Largest request body in bytes, when not the default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Raw bytes instead of JSON: `"body"` takes an `application/octet-stream` request body (its schema
+   * is `FirmwareImage`); `"result"` answers the bytes themselves as `application/octet-stream`,
+   * without the success envelope (errors keep the error envelope).
+   */
+  binary?: "body" | "result";
 }
 
 const ok = z.object({ ok: z.literal(true) });
@@ -363,6 +372,32 @@ export const endpoints = {
     access: "user",
     body: SendMessageBody,
     result: MessageOutcome,
+  }),
+  listFirmware: endpoint({
+    method: "GET",
+    path: "/v1/firmware",
+    summary: "Firmware releases, newest first (semver order), with each board's UF2 size and SHA-256",
+    access: "user",
+    result: z.array(FirmwareRelease),
+  }),
+  downloadFirmware: endpoint({
+    method: "GET",
+    path: "/v1/firmware/:version/:board",
+    summary: "One board's UF2 of a release, as `sdk-<version>-<board>.uf2`",
+    access: "user",
+    result: FirmwareImage,
+    binary: "result",
+  }),
+  uploadFirmware: endpoint({
+    method: "PUT",
+    path: "/v1/admin/firmware/:version/:board",
+    summary:
+      "Add your own build as a release: the UF2 as the raw body, checked like a bundled one; a version and board already stored answer 409 unless the bytes are the same",
+    access: "admin",
+    body: FirmwareImage,
+    result: FirmwareRelease,
+    binary: "body",
+    bodyLimit: firmwareLimits.uf2MaxBytes,
   }),
 } as const satisfies Record<string, Endpoint>;
 

@@ -75,6 +75,18 @@ export const errorCatalog = {
     description:
       "The project has no live deployment, or its scripts were stopped after repeated failures. Deploy a script (`sdk deploy`) or roll back to a working deployment.",
   },
+  invalid_firmware: {
+    status: 400,
+    message: "Invalid firmware image",
+    description:
+      "An uploaded UF2 file was refused: not a UF2 file (its size is not a multiple of 512 bytes, or a block has a bad magic number), a family id that does not match the board (RP2040 `0xe48bff56` for `pico_w`, RP2350 ARM-S `0xe48bff59` for `pico2_w`), or a block that writes at or above the config sector (the last two 4 KiB sectors of flash hold the device's configuration). The message says which.",
+  },
+  firmware_exists: {
+    status: 409,
+    message: "This firmware release already exists",
+    description:
+      "A release with this version already has a different UF2 for this board. Releases never change once stored: give your build a new version (uploading the same bytes again is fine).",
+  },
   gone: {
     status: 410,
     message: "This endpoint has been removed",
@@ -89,7 +101,8 @@ export const errorCatalog = {
   unsupported_media_type: {
     status: 415,
     message: "Unsupported content type",
-    description: "Send request bodies as `application/json`.",
+    description:
+      "Send request bodies as `application/json`; the firmware upload alone takes `application/octet-stream`.",
   },
   device_offline: {
     status: 409,

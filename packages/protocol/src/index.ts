@@ -6,6 +6,7 @@ export * from "./errors.ts";
 // Names that are both a zod schema here and a plain type in hardware.ts: the schema wins.
 export * from "./fields.ts";
 export { Board, ConnectionState, LogLevel } from "./fields.ts";
+export * from "./firmware-version.ts";
 export * from "./hardware.ts";
 export * from "./ids.ts";
 export * from "./manifest.ts";

@@ -38,6 +38,12 @@ export const Device = z.object({
   status: ConnectionState,
   lastSeenAt: Timestamp.nullable(),
   firmwareVersion: z.string().nullable(),
+  firmwareUpdate: z
+    .string()
+    .nullable()
+    .describe(
+      "The newest firmware release's version when it is newer than `firmwareVersion`; null when up to date or unknown.",
+    ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -103,3 +109,24 @@ export const Deployment = z.object({
   activatedAt: Timestamp.nullable(),
 });
 export type Deployment = z.infer<typeof Deployment>;
+
+/** Firmware images: a UF2 file of at most 4 MiB (the Pico 2 W's whole flash). */
+export const firmwareLimits = { uf2MaxBytes: 4 * 1024 * 1024 } as const;
+
+export const FirmwareRelease = z.object({
+  version: z.string().describe("Semantic version of the release (`1.2.3`)."),
+  newest: z.boolean().describe("True on the newest release (semver order), which devices are compared with."),
+  boards: z.array(
+    z.object({
+      board: Board,
+      bytes: z.number().int().describe("Size of the UF2 file."),
+      sha256: z.string().describe("SHA-256 of the UF2 file, hex."),
+    }),
+  ),
+});
+export type FirmwareRelease = z.infer<typeof FirmwareRelease>;
+
+/** A UF2 file, as raw bytes (`application/octet-stream`) rather than JSON. */
+export const FirmwareImage = z
+  .custom<Uint8Array>((value) => value instanceof Uint8Array, "must be raw bytes")
+  .describe("The UF2 file (application/octet-stream)");

@@ -23,6 +23,7 @@ import { deviceDataRoutes } from "./http/routes/device-data.ts";
 import { deviceRoutes } from "./http/routes/devices.ts";
 import { docsRoutes } from "./http/routes/docs.ts";
 import { envVarRoutes } from "./http/routes/env-vars.ts";
+import { firmwareRoutes } from "./http/routes/firmware.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { projectRoutes } from "./http/routes/projects.ts";
 import type { Route } from "./http/routes/registrar.ts";
@@ -30,6 +31,7 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
 import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
 import { LocalDeviceRegistry } from "./link/registry.ts";
+import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
@@ -140,7 +142,11 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       socket.terminate();
     },
   });
-  app.removeContentTypeParser("text/plain"); // the API speaks JSON only: anything else is a 415
+  app.removeContentTypeParser("text/plain"); // the API speaks JSON: anything else is a 415…
+  // …but for raw uploads (the firmware endpoint); http/route.ts refuses them everywhere else.
+  app.addContentTypeParser("application/octet-stream", { parseAs: "buffer" }, (_request, body, done) =>
+    done(null, body),
+  );
   const spaFallback = await dashboardRoutes(app, options.dashboardDir ?? defaultDashboardDir);
   installErrorHandling(app, config.publicUrl, spaFallback);
   app.addHook("onRequest", async (request) => checkCrossSite(request, config.publicUrl));
@@ -154,6 +160,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     deviceDataRoutes,
     envVarRoutes,
     deploymentRoutes,
+    firmwareRoutes,
   ]) {
     registrar(bound, services, config);
   }
@@ -178,6 +185,11 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       heartbeat,
       services.deviceLink,
       services.scripts,
+      new FirmwareBundleImport({
+        dir: config.firmwareDir,
+        firmware: services.firmware,
+        log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m) },
+      }),
       ...(options.extensions ?? []).map((extension) => extension(context)),
     ],
     (err, part) => logger.error({ err }, `${part}: stop failed`),

@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Read-only bundle of firmware releases (`<version>/<board>.uf2`) imported at boot; `null` for none. */
+  firmwareDir: string | null;
   /** `null` means the embedded SQLite database at `<dataDir>/sdk.db`. */
   databaseUrl: string | null;
   allowRegistration: boolean;
@@ -97,6 +99,7 @@ export function loadConfig(
     port: integer(env, "PORT", 8080, 0, 65535),
     host,
     dataDir: path.resolve(cwd, env.DATA_DIR?.trim() || "data"),
+    firmwareDir: env.FIRMWARE_DIR?.trim() ? path.resolve(cwd, env.FIRMWARE_DIR.trim()) : null,
     databaseUrl: url(
       env,
       "DATABASE_URL",

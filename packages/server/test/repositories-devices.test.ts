@@ -390,4 +390,24 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
       "other entities keep theirs",
     );
   });
+
+  test("firmware releases: insert, find and list; a second insert of the same version and board is a no-op", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const row = {
+      version: "1.0.0",
+      board: "pico_w" as const,
+      bytes: 4 * 1024 * 1024,
+      sha256: "a".repeat(64),
+      source: "bundle" as const,
+      createdAt: T0,
+    };
+    await c.repos.firmware.insert(row);
+    await c.repos.firmware.insert({ ...row, sha256: "b".repeat(64), source: "upload" });
+    await c.repos.firmware.insert({ ...row, board: "pico2_w", version: "1.1.0" });
+    assert.deepEqual(await c.repos.firmware.find("1.0.0", "pico_w"), row);
+    assert.equal(await c.repos.firmware.find("1.0.0", "pico2_w"), undefined);
+    assert.equal((await c.repos.firmware.list()).length, 2);
+    assert.deepEqual((await c.repos.firmware.versions()).sort(), ["1.0.0", "1.1.0"]);
+  });
 });

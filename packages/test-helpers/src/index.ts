@@ -12,4 +12,5 @@ export {
   waitForHealth,
 } from "./server-process.ts";
 export { tempDir } from "./temp.ts";
+export { fakeConfigSector, fakeReleaseUf2 } from "./uf2-fixture.ts";
 export { waitUntil, within } from "./wait.ts";

@@ -94,6 +94,11 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
           </span>
           <span>{boardNames[device.board]}</span>
           <span>firmware {device.firmwareVersion ?? "unknown"}</span>
+          {device.firmwareUpdate && (
+            <span className="notice-inline" data-testid="firmware-update">
+              update available: {device.firmwareUpdate}
+            </span>
+          )}
           <code className="small">{device.id}</code>
           <span className={`watch-state watch-${live.watch}`} role="status">
             {watchWords[live.watch]}

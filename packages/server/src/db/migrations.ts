@@ -140,6 +140,20 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0004_firmware": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("firmwareReleases")
+        .addColumn("version", "text", (c) => c.notNull())
+        .addColumn("board", "text", (c) => c.notNull())
+        .addColumn("bytes", "bigint", (c) => c.notNull())
+        .addColumn("sha256", "text", (c) => c.notNull())
+        .addColumn("source", "text", (c) => c.notNull())
+        .addColumn("createdAt", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("firmwareReleasesPk", ["version", "board"])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

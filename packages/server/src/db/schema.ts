@@ -116,6 +116,17 @@ export interface DeploymentsTable {
   activatedAt: Millis | null;
 }
 
+export interface FirmwareReleasesTable {
+  /** Semver; with the board, the key. The file is `<dataDir>/firmware/<version>/<board>.uf2`. */
+  version: string;
+  board: Board;
+  bytes: number;
+  sha256: string;
+  /** `bundle`: imported from FIRMWARE_DIR at boot; `upload`: an admin's PUT. */
+  source: "bundle" | "upload";
+  createdAt: Millis;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -129,4 +140,5 @@ export interface DB {
   deviceState: DeviceStateTable;
   deviceStateHistory: DeviceStateHistoryTable;
   deployments: DeploymentsTable;
+  firmwareReleases: FirmwareReleasesTable;
 }

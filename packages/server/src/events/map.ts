@@ -45,6 +45,10 @@ export interface ServerEvents {
   /** The deployment's bundle did not load; the previous version keeps running. */
   "deployment.failed": ByActor & { projectId: string; deploymentId: string };
 
+  // ── firmware releases ────────────────────────────────────────────────────────────────────────
+  /** An admin stored their own build as a release (bundled releases imported at boot are not events). */
+  "firmware.uploaded": ByActor & { version: string; board: Board; sha256: string };
+
   // ── accounts and credentials ─────────────────────────────────────────────────────────────────
   "user.registered": { userId: string; role: Role };
   "user.created": ByActor & { userId: string; email: string; role: Role };

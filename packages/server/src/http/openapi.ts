@@ -4,6 +4,8 @@ import { z } from "zod";
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0" });
 
+const bytes = { type: "string", format: "binary" };
+
 /** The OpenAPI 3 description of the REST API, generated from the endpoint table in @sdk/protocol. */
 export function buildOpenApi(version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -33,14 +35,20 @@ export function buildOpenApi(version: string) {
         ? {
             requestBody: {
               required: true,
-              content: { "application/json": { schema: jsonSchema(spec.body, "input") } },
+              content:
+                spec.binary === "body"
+                  ? { "application/octet-stream": { schema: bytes } }
+                  : { "application/json": { schema: jsonSchema(spec.body, "input") } },
             },
           }
         : {}),
       responses: {
         [String(spec.status ?? 200)]: {
           description: "Success",
-          content: { "application/json": { schema: jsonSchema(successEnvelope(spec.result), "output") } },
+          content:
+            spec.binary === "result"
+              ? { "application/octet-stream": { schema: bytes } }
+              : { "application/json": { schema: jsonSchema(successEnvelope(spec.result), "output") } },
         },
         default: {
           description: "Error (see /docs/errors)",

@@ -60,6 +60,26 @@ function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: "body
   );
 }
 
+/** A binary endpoint's body: the raw bytes of an `application/octet-stream` request. */
+function rawBody(request: FastifyRequest): Uint8Array {
+  if (request.body instanceof Uint8Array) return request.body;
+  if (
+    request.body === undefined &&
+    /^application\/octet-stream\b/i.test(request.headers["content-type"] ?? "")
+  ) {
+    return new Uint8Array(0);
+  }
+  throw new AppError("unsupported_media_type", "Send the file as application/octet-stream");
+}
+
+/** Raw bytes are only for binary endpoints; every other body is JSON. */
+function jsonBody(spec: Endpoint, body: unknown): unknown {
+  if (body instanceof Uint8Array) {
+    throw new AppError("unsupported_media_type", "Send request bodies as application/json");
+  }
+  return spec.body ? parseInput(spec.body, body, "body") : undefined;
+}
+
 /**
  * Registers one endpoint of the table in @sdk/protocol: authenticates, checks the role, validates
  * input, calls the handler and wraps its result in the success envelope.
@@ -82,7 +102,7 @@ export function route<N extends EndpointName>(
       }
       const input = {
         params: request.params as Record<string, string>,
-        body: spec.body ? parseInput(spec.body, request.body, "body") : undefined,
+        body: spec.binary === "body" ? rawBody(request) : jsonBody(spec, request.body),
         query: spec.query ? parseInput(spec.query, request.query, "query") : undefined,
         principal,
         request,
@@ -90,6 +110,11 @@ export function route<N extends EndpointName>(
       } as RouteInput<N>;
       const result = await handler(input);
       reply.code(spec.status ?? 200);
+      if (spec.binary === "result") {
+        const bytes = result as Uint8Array;
+        reply.type("application/octet-stream");
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      }
       return { success: true, result };
     },
   });

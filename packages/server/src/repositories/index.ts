@@ -8,6 +8,7 @@ import { deviceLogsRepository } from "./device-logs.ts";
 import { deviceStateRepository } from "./device-state.ts";
 import { devicesRepository } from "./devices.ts";
 import { envVarsRepository } from "./env-vars.ts";
+import { firmwareRepository } from "./firmware.ts";
 import { projectsRepository } from "./projects.ts";
 import { readinessRepository } from "./readiness.ts";
 import { sessionsRepository } from "./sessions.ts";
@@ -29,6 +30,7 @@ export function createRepositories(db: Kysely<DB>, batcher: WriteBatcher) {
     deviceLogs: deviceLogsRepository(db, batcher),
     deviceState: deviceStateRepository(db, batcher),
     deployments: deploymentsRepository(db),
+    firmware: firmwareRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -44,6 +44,7 @@ const rules = {
   "deployment.created": { target: "deploymentId", detail: ["version"] },
   "deployment.activated": { target: "deploymentId", detail: ["version"] },
   "deployment.failed": { target: "deploymentId" },
+  "firmware.uploaded": { target: "version", detail: ["board", "sha256"] },
 } satisfies { [K in keyof ServerEvents]?: AuditRule<ServerEvents[K]> };
 
 type AuditedEvent = keyof typeof rules;

@@ -12,6 +12,7 @@ import { newId } from "../lib/ids.ts";
 import { hashSecret, newSecret } from "../lib/tokens.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
+import type { FirmwareService } from "./firmware.ts";
 import { projectNotFound } from "./projects.ts";
 import { deviceView } from "./views.ts";
 
@@ -22,8 +23,9 @@ export function devicesService(deps: {
   repos: Pick<Repositories, "projects" | "devices">;
   bus: EventBus;
   clock: Clock;
+  firmware: Pick<FirmwareService, "newestVersion">;
 }) {
-  const { repos, bus, clock } = deps;
+  const { repos, bus, clock, firmware } = deps;
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
@@ -32,7 +34,8 @@ export function devicesService(deps: {
   return {
     async list(principal: Principal, projectId: string): Promise<Device[]> {
       await visibleProject(principal, projectId);
-      return (await repos.devices.list(viewerOf(principal), projectId)).map(deviceView);
+      const newest = await firmware.newestVersion();
+      return (await repos.devices.list(viewerOf(principal), projectId)).map((row) => deviceView(row, newest));
     },
 
     async get(principal: Principal, projectId: string, deviceId: string): Promise<Device> {
@@ -41,7 +44,7 @@ export function devicesService(deps: {
         await visibleProject(principal, projectId);
         throw deviceNotFound();
       }
-      return deviceView(row);
+      return deviceView(row, await firmware.newestVersion());
     },
 
     async create(
@@ -73,7 +76,7 @@ export function devicesService(deps: {
       });
       const { secretHash: _, ...device } = row;
       return {
-        device: deviceView({ ...device, status: "offline" }),
+        device: deviceView({ ...device, status: "offline" }, null),
         credentials: { deviceId: row.id, secret },
       };
     },
@@ -82,7 +85,7 @@ export function devicesService(deps: {
       const row = await repos.devices.rename(viewerOf(principal), projectId, deviceId, name, clock.now());
       if (!row) throw deviceNotFound();
       await bus.publish("device.renamed", { actorId: principal.user.id, projectId, deviceId, name });
-      return deviceView(row);
+      return deviceView(row, await firmware.newestVersion());
     },
 
     async delete(principal: Principal, projectId: string, deviceId: string): Promise<void> {

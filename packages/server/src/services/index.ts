@@ -5,6 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { createRepositories } from "../repositories/index.ts";
+import { FirmwareFiles } from "../storage/firmware-files.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
 import { AuditRecorder, auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
@@ -14,6 +15,7 @@ import { deviceLogsService } from "./device-logs.ts";
 import { deviceStateService } from "./device-state.ts";
 import { devicesService } from "./devices.ts";
 import { envVarsService } from "./env-vars.ts";
+import { firmwareService } from "./firmware.ts";
 import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
@@ -50,7 +52,8 @@ export function createServices({
   const files = new ProjectFiles(config.dataDir);
   const audit = auditService(repos.auditLog);
   const limiter = new AttemptLimiter(config.rateLimit, clock);
-  const devices = devicesService({ repos, bus, clock });
+  const firmware = firmwareService({ repos, files: new FirmwareFiles(config.dataDir), bus, clock });
+  const devices = devicesService({ repos, bus, clock, firmware });
   const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
   const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
   const deviceLink = deviceLinkService({
@@ -101,6 +104,7 @@ export function createServices({
     deployments: deploymentsService({ repos, files, scripts, bus, clock }),
     watch: watchService({ devices, state: deviceState, bus }),
     envVars,
+    firmware,
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
   };
 }

@@ -1,4 +1,11 @@
-import type { ApiToken, AuditEntry, Device, Project, User } from "@sdk/protocol";
+import {
+  type ApiToken,
+  type AuditEntry,
+  compareFirmwareVersions,
+  type Device,
+  type Project,
+  type User,
+} from "@sdk/protocol";
 import type { AuditRow } from "../repositories/audit-log.ts";
 import type { DeviceRow } from "../repositories/devices.ts";
 import type { ProjectRow } from "../repositories/projects.ts";
@@ -35,7 +42,12 @@ export const projectView = (p: ProjectRow): Project => ({
   updatedAt: iso(p.updatedAt),
 });
 
-export const deviceView = (d: DeviceRow): Device => ({
+/** The newest release's version when it is newer than what the device runs; `null` when unknown or up to date. */
+const firmwareUpdate = (running: string | null, newest: string | null) =>
+  running !== null && newest !== null && (compareFirmwareVersions(newest, running) ?? 0) > 0 ? newest : null;
+
+/** `newestFirmware`: the newest release's version (FirmwareService.newestVersion). */
+export const deviceView = (d: DeviceRow, newestFirmware: string | null): Device => ({
   id: d.id,
   projectId: d.projectId,
   name: d.name,
@@ -43,6 +55,7 @@ export const deviceView = (d: DeviceRow): Device => ({
   status: d.status,
   lastSeenAt: isoOrNull(d.lastSeenAt),
   firmwareVersion: d.firmwareVersion,
+  firmwareUpdate: firmwareUpdate(d.firmwareVersion, newestFirmware),
   createdAt: iso(d.createdAt),
   updatedAt: iso(d.updatedAt),
 });

@@ -52,6 +52,7 @@ export const expectedSchema: Record<string, string[]> = {
     "updated_at",
   ],
   env_vars: ["project_id", "name", "value_encrypted", "updated_at"],
+  firmware_releases: ["version", "board", "bytes", "sha256", "source", "created_at"],
   projects: ["id", "owner_id", "name", "created_at", "updated_at"],
   readiness: ["id", "checked_at"],
   sessions: ["id", "user_id", "created_at", "expires_at"],

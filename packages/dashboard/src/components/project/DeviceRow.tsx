@@ -65,7 +65,12 @@ export function DeviceRow({
           <RelativeTime iso={device.lastSeenAt} fallback="never connected" />
         )}
       </td>
-      <td data-label="Firmware">{device.firmwareVersion ?? <span className="muted">—</span>}</td>
+      <td data-label="Firmware">
+        {device.firmwareVersion ?? <span className="muted">—</span>}
+        {device.firmwareUpdate && (
+          <span className="muted small"> (update available: {device.firmwareUpdate})</span>
+        )}
+      </td>
       <td data-label="Actions" className="actions">
         <ConfirmButton
           label="New credentials"
