@@ -5,6 +5,7 @@ import {
   type FirmwareRelease,
   isFirmwareVersion,
 } from "@sdk/protocol";
+import { checkReleaseUf2, Uf2Error } from "@sdk/protocol/uf2";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -12,8 +13,6 @@ import type { FirmwareRow } from "../repositories/firmware.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { FirmwareFiles } from "../storage/firmware-files.ts";
 import type { Principal } from "./auth.ts";
-// TEMPORARY (issue 14): swap for `import { checkReleaseUf2, Uf2Error } from "@sdk/protocol/uf2"`.
-import { checkReleaseUf2, Uf2Error } from "./firmware-check.ts";
 
 /** Newest first, by semver precedence. */
 const newestFirst = (a: string, b: string) => compareFirmwareVersions(b, a) ?? 0;
