@@ -191,7 +191,7 @@ test("upload: admins add their own builds, checked like bundled ones; members ar
     admin.uploadFirmware({ version: "2.0.1", board: "pico_w", bytes: good.pico2_w }),
     code(
       "invalid_firmware",
-      /^Invalid firmware image for pico_w: block 1 has family id 0xe48bff59, not 0xe48bff56/,
+      /^Invalid firmware image for pico_w: block 1: family 0xe48bff59 is not pico_w's \(0xe48bff56\)/,
     ),
   );
   await assert.rejects(
