@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 
 /** The name of the file copied to the drive; the bootrom reads the blocks, not the name. */
-export const flashFileName = "sdk-flash.uf2";
+const flashFileName = "sdk-flash.uf2";
 
 /** Errors of a drive that went away: after a complete write, the board rebooting into the new firmware. */
 const goneCodes = new Set(["ENOENT", "EIO", "ENODEV", "ENXIO", "ESTALE", "EROFS", "EPERM", "EBADF"]);
