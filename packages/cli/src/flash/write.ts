@@ -36,14 +36,16 @@ export async function writeToDrive(drive: string, uf2: Uint8Array): Promise<Driv
     );
   }
   let rebooted = false;
+  let failure: unknown;
   for (const step of [() => handle.sync(), () => handle.close()]) {
     try {
       await step();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (!code || !goneCodes.has(code)) throw error;
-      rebooted = true;
+      if (code && goneCodes.has(code)) rebooted = true;
+      else failure ??= error;
     }
   }
+  if (failure && !rebooted) throw failure;
   return { file, bytes: written, rebooted };
 }
