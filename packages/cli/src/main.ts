@@ -7,6 +7,7 @@ import { build } from "./commands/build.ts";
 import { deploy } from "./commands/deploy.ts";
 import { dev } from "./commands/dev.ts";
 import { envList, envSet, envUnset } from "./commands/env.ts";
+import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
 import { logs } from "./commands/logs.ts";
 import { status } from "./commands/status.ts";
@@ -31,6 +32,7 @@ const commands: Command[] = [
   envList,
   envSet,
   envUnset,
+  flash,
 ];
 
 const globalOptions = {
@@ -42,7 +44,7 @@ const globalOptions = {
   version: { type: "boolean", short: "v" },
 } as const;
 
-function mainHelp(out: Output): string {
+function mainHelp(out: Output, commands: Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     `${out.bold("sdk")} ${version} — build, deploy and watch device scripts on your sdk server`,
@@ -79,7 +81,10 @@ function commandHelp(command: Command): string {
   ].join("\n");
 }
 
-function findCommand(positionals: string[]): { command: Command; rest: string[] } | undefined {
+function findCommand(
+  commands: Command[],
+  positionals: string[],
+): { command: Command; rest: string[] } | undefined {
   const two = positionals.slice(0, 2).join(" ");
   const byTwo = commands.find((c) => c.name === two);
   if (byTwo) return { command: byTwo, rest: positionals.slice(2) };
@@ -87,11 +92,16 @@ function findCommand(positionals: string[]): { command: Command; rest: string[] 
   return byOne ? { command: byOne, rest: positionals.slice(1) } : undefined;
 }
 
-/** Runs `sdk` with these arguments; resolves with the exit code. */
+/**
+ * Runs `sdk` with these arguments; resolves with the exit code. `replace` swaps commands by name
+ * (tests run `flash` with their own firmware releases).
+ */
 export async function main(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
+  replace: Command[] = [],
 ): Promise<number> {
+  const all = commands.map((c) => replace.find((r) => r.name === c.name) ?? c);
   const jsonEnv = env.SDK_OUTPUT?.toLowerCase() === "json";
   let out = new Output({ json: jsonEnv || argv.includes("--json"), env });
   let commandName: string | undefined;
@@ -105,7 +115,7 @@ export async function main(
     }
     if (positionals.length === 0) {
       if (first.values.help) {
-        out.line(mainHelp(out));
+        out.line(mainHelp(out, all));
         return exitCodes.ok;
       }
       throw new UsageError("Which command? Run sdk --help to see them.");
@@ -116,7 +126,7 @@ export async function main(
     ) {
       throw new UsageError("Use sdk env list, sdk env set NAME [VALUE] or sdk env unset NAME", "env");
     }
-    const found = findCommand(positionals);
+    const found = findCommand(all, positionals);
     if (!found)
       throw new UsageError(`Unknown command "${positionals[0]}". Run sdk --help to see the commands.`);
     const { command } = found;

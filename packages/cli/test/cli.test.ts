@@ -312,6 +312,7 @@ test("usage errors exit 2 with a hint; server errors show code and docs; unreach
     "env list",
     "env set",
     "env unset",
+    "flash",
   ]) {
     assert.match(help.stdout, new RegExp(`^  ${c}\\s`, "m"), c);
     const sub = await w.run([...c.split(" "), "--help"]);
