@@ -92,16 +92,11 @@ function findCommand(
   return byOne ? { command: byOne, rest: positionals.slice(1) } : undefined;
 }
 
-/**
- * Runs `sdk` with these arguments; resolves with the exit code. `replace` swaps commands by name
- * (tests run `flash` with their own firmware releases).
- */
+/** Runs `sdk` with these arguments; resolves with the exit code. */
 export async function main(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
-  replace: Command[] = [],
 ): Promise<number> {
-  const all = commands.map((c) => replace.find((r) => r.name === c.name) ?? c);
   const jsonEnv = env.SDK_OUTPUT?.toLowerCase() === "json";
   let out = new Output({ json: jsonEnv || argv.includes("--json"), env });
   let commandName: string | undefined;
@@ -115,7 +110,7 @@ export async function main(
     }
     if (positionals.length === 0) {
       if (first.values.help) {
-        out.line(mainHelp(out, all));
+        out.line(mainHelp(out, commands));
         return exitCodes.ok;
       }
       throw new UsageError("Which command? Run sdk --help to see them.");
@@ -126,7 +121,7 @@ export async function main(
     ) {
       throw new UsageError("Use sdk env list, sdk env set NAME [VALUE] or sdk env unset NAME", "env");
     }
-    const found = findCommand(all, positionals);
+    const found = findCommand(commands, positionals);
     if (!found)
       throw new UsageError(`Unknown command "${positionals[0]}". Run sdk --help to see the commands.`);
     const { command } = found;

@@ -3,19 +3,30 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { SdkClient } from "@sdk/client";
-import { configBlockBytes, type DeviceConfig, decodeConfigBlock } from "@sdk/protocol";
+import { type DeviceConfig, decodeConfigBlock } from "@sdk/protocol";
+import { extractConfigSector, readBinaryInfo } from "@sdk/protocol/uf2";
 import { SimulatedDevice } from "@sdk/simulator";
-import { runNode, spawnNode, waitUntil, within } from "@sdk/test-helpers";
+import { runNode, spawnNode, syntheticRelease, waitUntil, within } from "@sdk/test-helpers";
 import { z } from "zod";
 import { findDrives, mountPlaces, parseInfoUf2 } from "../src/flash/drives.ts";
 import { boardServerAddress, isLoopback } from "../src/flash/server-address.ts";
 import { writeToDrive } from "../src/flash/write.ts";
-import { startServer, tempDir } from "./helpers.ts";
+import { sdkBin, startServer, tempDir } from "./helpers.ts";
 
-/** `sdk` with the firmware releases faked (see the fixture); the server is real. */
-const fakeSdk = fileURLToPath(new URL("./fixtures/flash-fake-release.ts", import.meta.url));
+/** Releases the test server imports at boot (FIRMWARE_DIR): 1.1.0 for both boards, 1.0.0 for the Pico W. */
+function releaseBundle(t: TestContext): string {
+  const dir = tempDir(t, "sdk-flash-releases-");
+  for (const [version, board] of [
+    ["1.1.0", "pico_w"],
+    ["1.1.0", "pico2_w"],
+    ["1.0.0", "pico_w"],
+  ] as const) {
+    fs.mkdirSync(path.join(dir, version), { recursive: true });
+    fs.writeFileSync(path.join(dir, version, `${board}.uf2`), syntheticRelease({ board, version }));
+  }
+  return dir;
+}
 
 const info = {
   rp2040: "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n",
@@ -31,10 +42,9 @@ function fakeDrive(root: string, label: string, text: string | null): string {
   return dir;
 }
 
-/** The config block at the end of the fake UF2 the fixture composes. */
-function configIn(file: string): DeviceConfig {
-  const bytes = fs.readFileSync(file);
-  const decoded = decodeConfigBlock(new Uint8Array(bytes.subarray(bytes.length - configBlockBytes)));
+/** The config block in its sector of the UF2 that was written. */
+function configIn(file: string, board: "pico_w" | "pico2_w"): DeviceConfig {
+  const decoded = decodeConfigBlock(extractConfigSector(new Uint8Array(fs.readFileSync(file)), board));
   assert.ok(decoded.ok, `the config block decodes: ${JSON.stringify(decoded)}`);
   return decoded.config;
 }
@@ -108,7 +118,7 @@ test("the write path: one file on the drive, flushed; a drive that vanishes mid-
 });
 
 async function world(t: TestContext) {
-  const { url } = await startServer(t);
+  const { url } = await startServer(t, { FIRMWARE_DIR: releaseBundle(t) });
   const anon = new SdkClient({ baseUrl: url });
   await anon.api.register({ body: { email: "maker@example.com", password: "correct horse battery" } });
   const { token } = await anon.api.login({
@@ -127,9 +137,9 @@ async function world(t: TestContext) {
     ...extra,
   });
   const run = (args: string[], extra: Record<string, string> = {}) =>
-    runNode(t, { args: [fakeSdk, "flash", "--project", project.id, ...args], cwd: home, env: env(extra) });
+    runNode(t, { args: [sdkBin, "flash", "--project", project.id, ...args], cwd: home, env: env(extra) });
   const live = (args: string[], extra: Record<string, string> = {}) =>
-    spawnNode(t, { args: [fakeSdk, "flash", "--project", project.id, ...args], cwd: home, env: env(extra) });
+    spawnNode(t, { args: [sdkBin, "flash", "--project", project.id, ...args], cwd: home, env: env(extra) });
   /** A simulated board running what was flashed: the config block's credentials and server. */
   const boot = (config: DeviceConfig, board: "pico_w" | "pico2_w") => {
     const sim = new SimulatedDevice({
@@ -242,12 +252,9 @@ test("non-interactive: --wifi-ssid + SDK_WIFI_PASSWORD + --yes + --json creates,
     wifiEnv,
   );
   await first.waitForOutput((s) => /Wrote \d+ bytes to /.test(s.stderr), 20_000, "the write");
-  const config = configIn(file);
-  assert.equal(
-    fs.readFileSync(file).subarray(0, 23).toString(),
-    "FAKE-UF2 1.1.0 pico2_w.",
-    "the newest release",
-  );
+  const config = configIn(file, "pico2_w");
+  const written = new Uint8Array(fs.readFileSync(file));
+  assert.equal(readBinaryInfo(written, "pico2_w").version, "1.1.0", "the newest release");
   assert.equal(config.wifiSsid, "home 2.4");
   assert.equal(config.wifiPassphrase, "hunter2hunter2");
   assert.equal(config.wifiCountry, "DE");
@@ -282,7 +289,7 @@ test("non-interactive: --wifi-ssid + SDK_WIFI_PASSWORD + --yes + --json creates,
     wifiEnv,
   );
   await again.waitForOutput((s) => /Wrote \d+ bytes to /.test(s.stderr), 20_000, "the second write");
-  const second = configIn(file);
+  const second = configIn(file, "pico2_w");
   assert.equal(second.deviceId, config.deviceId);
   assert.notEqual(second.secret, config.secret, "re-flashing issues new credentials");
   await within(closed, 10_000, "the old board to be disconnected");
@@ -310,7 +317,7 @@ test("non-interactive: --wifi-ssid + SDK_WIFI_PASSWORD + --yes + --json creates,
   assert.equal(toFile.code, 0, toFile.stderr);
   const filed = Result.parse(JSON.parse(toFile.stdout));
   assert.deepEqual([filed.out, filed.online, filed.board, filed.drive], [out, false, "pico2_w", undefined]);
-  assert.equal(configIn(out).server, "10.0.0.5:8080");
+  assert.equal(configIn(out, "pico2_w").server, "10.0.0.5:8080");
   assert.ok(toFile.stderr.includes("ws://10.0.0.5:8080/v1/device"));
   assert.doesNotMatch(toFile.stderr, /own address/);
   const noBoard = await w.run(["--name", "spare", "--out", out, "--wifi-ssid", "home"], wifiEnv);
@@ -397,7 +404,7 @@ test("interactive: drive, name, Wi-Fi and passphrase asked on a terminal (passph
   const w = await world(t);
   const pico = fakeDrive(w.mounts, "RPI-RP2", info.rp2040);
   fakeDrive(w.mounts, "RP2350", info.rp2350);
-  const command = [process.execPath, fakeSdk, "flash", "--project", w.project.id, "--timeout", "20"]
+  const command = [process.execPath, sdkBin, "flash", "--project", w.project.id, "--timeout", "20"]
     .map(shellQuote)
     .join(" ");
   const child = spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
@@ -428,7 +435,7 @@ test("interactive: drive, name, Wi-Fi and passphrase asked on a terminal (passph
   await answer(/Wi-Fi password for attic \(empty for an open network\): $/, "s3cret-passphrase");
   const file = path.join(pico, "sdk-flash.uf2");
   await waitUntil(() => /Wrote \d+ bytes/.test(screen), 20_000, `the write:\n${screen}`);
-  const config = configIn(file);
+  const config = configIn(file, "pico_w");
   assert.deepEqual([config.wifiSsid, config.wifiPassphrase], ["attic", "s3cret-passphrase"]);
   w.boot(config, "pico_w");
   assert.equal(await within(exited, 30_000, "sdk flash on a terminal"), 0, screen);

@@ -210,7 +210,7 @@ async function waitOnline(
 }
 
 /** Makes the sdk flash command around a source of releases (the server's; tests pass their own). */
-export function flashCommand(releasesOf: (client: SdkClient) => Releases): Command {
+function flashCommand(releasesOf: (client: SdkClient) => Releases): Command {
   return {
     name,
     summary: "Flash a board in BOOTSEL mode so it comes online as a device (no compiler needed)",
