@@ -18,7 +18,7 @@ import { firmwareHost } from "../src/build.ts";
 const host = firmwareHost();
 if ("skip" in host) console.log(`# SKIPPED: ${host.skip}`);
 const sdkBin = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("@sdk/cli")),
+  path.dirname(fileURLToPath(import.meta.resolve("@sdk/cli"))),
   "..",
   "bin",
   "sdk.mjs",
