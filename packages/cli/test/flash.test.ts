@@ -141,13 +141,13 @@ async function world(t: TestContext) {
   const live = (args: string[], extra: Record<string, string> = {}) =>
     spawnNode(t, { args: [sdkBin, "flash", "--project", project.id, ...args], cwd: home, env: env(extra) });
   /** A simulated board running what was flashed: the config block's credentials and server. */
-  const boot = (config: DeviceConfig, board: "pico_w" | "pico2_w") => {
+  const boot = (config: DeviceConfig, board: "pico_w" | "pico2_w", firmware = "1.1.0") => {
     const sim = new SimulatedDevice({
       server: config.server,
       deviceId: config.deviceId,
       secret: config.secret,
       board,
-      firmware: "1.1.0",
+      firmware,
       reconnect: false,
     });
     t.after(() => sim.stop());
@@ -158,6 +158,33 @@ async function world(t: TestContext) {
 }
 
 const wifiEnv = { SDK_WIFI_PASSWORD: "hunter2hunter2" };
+
+test("sdk status names a newer release for a board that runs an older one", async (t) => {
+  const w = await world(t);
+  const { device, credentials } = await w.client.api.createDevice({
+    params: { projectId: w.project.id },
+    body: { name: "old timer", board: "pico_w" },
+  });
+  const config = {
+    server: new URL(w.url).host,
+    deviceId: device.id,
+    secret: credentials.secret,
+  } as DeviceConfig;
+  w.boot(config, "pico_w", "1.0.0");
+  const ids = { projectId: w.project.id, deviceId: device.id };
+  await waitUntil(async () => (await w.client.api.getDevice({ params: ids })).status === "online", 15_000);
+  assert.equal((await w.client.api.getDevice({ params: ids })).firmwareUpdate, "1.1.0");
+  const status = await runNode(t, {
+    args: [sdkBin, "status", "--project", w.project.id],
+    cwd: w.home,
+    env: w.env({ NO_COLOR: "1" }),
+  });
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(
+    status.stdout,
+    new RegExp(`1\\.0\\.0 \\(1\\.1\\.0 available: sdk flash --device ${device.id}\\)`),
+  );
+});
 
 test("refused before anything is written: no drive, several drives, a chip that does not match", async (t) => {
   const w = await world(t);

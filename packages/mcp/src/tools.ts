@@ -119,7 +119,7 @@ export const tools = {
       ]);
       const recentErrors = logs.filter((l) => l.level === "error").slice(0, 10);
       const text = [
-        `${device.name} (${device.id}): ${device.status}, ${device.board}, firmware ${device.firmwareVersion ?? "unknown"}, last seen ${device.lastSeenAt ?? "never"}`,
+        `${device.name} (${device.id}): ${device.status}, ${device.board}, firmware ${device.firmwareVersion ?? "unknown"}${device.firmwareUpdate ? ` (release ${device.firmwareUpdate} is newer: sdk flash --device ${device.id})` : ""}, last seen ${device.lastSeenAt ?? "never"}`,
         `State: ${state.length ? state.map((s) => `${s.entityId}=${JSON.stringify(s.value)}`).join(", ") : "none"}`,
         `Recent errors: ${recentErrors.length ? `\n${recentErrors.map((e) => `${e.at} ${e.message}`).join("\n")}` : "none"}`,
       ].join("\n");

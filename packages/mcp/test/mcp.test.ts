@@ -8,12 +8,20 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { startServerProcess, tempDir, waitUntil } from "@sdk/test-helpers";
+import { startServerProcess, syntheticRelease, tempDir, waitUntil } from "@sdk/test-helpers";
 
 const bin = fileURLToPath(new URL("../bin/sdk-mcp.mjs", import.meta.url));
 
+/** A server whose bundled firmware has release 2.0.0 for the Pico W (newer than the boards' 1.0.0). */
 async function startServer(t: TestContext): Promise<string> {
-  return (await startServerProcess(t, tempDir(t, "sdk-mcp-data-"), { LOG_LEVEL: "warn" })).url;
+  const releases = tempDir(t, "sdk-mcp-releases-");
+  fs.mkdirSync(path.join(releases, "2.0.0"));
+  fs.writeFileSync(
+    path.join(releases, "2.0.0", "pico_w.uf2"),
+    syntheticRelease({ board: "pico_w", version: "2.0.0" }),
+  );
+  const env = { LOG_LEVEL: "warn", FIRMWARE_DIR: releases };
+  return (await startServerProcess(t, tempDir(t, "sdk-mcp-data-"), env)).url;
 }
 
 async function connectMcp(t: TestContext, env: Record<string, string>) {
@@ -155,6 +163,7 @@ export default class Main extends DeviceScript {
     server: new URL(url).host,
     deviceId: credentials.deviceId,
     secret: credentials.secret,
+    firmware: "1.0.0",
     reconnect: false,
   });
   t.after(() => sim.stop());
@@ -171,6 +180,7 @@ export default class Main extends DeviceScript {
         arguments: { projectId: project.id, deviceId: device.id },
       });
       const state = (got.structuredContent as { state: { entityId: string; value: number }[] }).state;
+      assert.match(text(got), /firmware 1\.0\.0 \(release 2\.0\.0 is newer: sdk flash --device dev_/);
       return state.some((s) => s.entityId === "voltage" && Math.abs(s.value - 2.5) < 0.01);
     },
     10_000,

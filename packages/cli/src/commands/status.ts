@@ -40,7 +40,9 @@ export const status: Command = {
           d.board,
           d.status === "online" ? g.out.green("online") : g.out.dim("offline"),
           d.status === "online" ? "now" : localTime(d.lastSeenAt),
-          d.firmwareVersion ?? "-",
+          d.firmwareUpdate
+            ? `${d.firmwareVersion ?? "-"} ${g.out.yellow(`(${d.firmwareUpdate} available: sdk flash --device ${d.id})`)}`
+            : (d.firmwareVersion ?? "-"),
         ]),
       );
     }
