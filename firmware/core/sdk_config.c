@@ -1,4 +1,5 @@
 #include "sdk_config.h"
+#include "sdk_utf8.h"
 
 #include <string.h>
 
@@ -48,45 +49,19 @@ static bool printable(const uint8_t *p, size_t len) {
   return true;
 }
 
-/* Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF) without C0 controls or DEL. */
-static bool utf8_without_controls(const uint8_t *p, size_t len) {
-  size_t i = 0;
-  while (i < len) {
-    uint8_t b = p[i];
-    if (b < 0x80) {
-      if (b < 0x20 || b == 0x7F) return false;
-      i++;
-      continue;
-    }
-    size_t extra;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-      extra = 1;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      extra = 2;
-      if (b == 0xE0) lo = 0xA0;
-      if (b == 0xED) hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      extra = 3;
-      if (b == 0xF0) lo = 0x90;
-      if (b == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (len - i - 1 < extra) return false;
-    if (p[i + 1] < lo || p[i + 1] > hi) return false;
-    for (size_t k = 2; k <= extra; k++) {
-      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return false;
-    }
-    i += extra + 1;
+
+/* C0 controls or DEL (single bytes, so checking bytes is enough once the text is valid UTF-8). */
+static bool has_controls(const uint8_t *p, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    if (p[i] < 0x20 || p[i] == 0x7F) return true;
   }
-  return true;
+  return false;
 }
 
 static bool field_valid(const field_spec *spec, const uint8_t *p, size_t len) {
   if (len < spec->min_len || len > spec->max_len) return false;
   if (spec->kind == KIND_TEXT) return printable(p, len);
-  if (spec->kind == KIND_UTF8) return utf8_without_controls(p, len);
+  if (spec->kind == KIND_UTF8) return sdk_utf8_valid(p, len) && !has_controls(p, len);
   return true;
 }
 

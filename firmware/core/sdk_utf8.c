@@ -29,3 +29,13 @@ size_t sdk_utf8_sequence(const uint8_t *s, size_t n, size_t *bad) {
   }
   return follow + 1;
 }
+
+bool sdk_utf8_valid(const uint8_t *s, size_t n) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n;) {
+    size_t len = sdk_utf8_sequence(s + i, n - i, &bad);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}

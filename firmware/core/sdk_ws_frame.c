@@ -1,6 +1,7 @@
 /* RFC 6455 §5: masked client frames out, and an incremental decoder for the server's frames. */
 #include <string.h>
 
+#include "sdk_utf8.h"
 #include "sdk_ws.h"
 
 #define MAX_CONTROL_PAYLOAD 125u
@@ -43,39 +44,6 @@ size_t sdk_ws_close_payload(uint8_t out[125], uint16_t code, const char *reason)
 
 /* ---------------- decoding */
 
-/* UTF-8 per RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF, no cut sequence. */
-static bool is_utf8(const uint8_t *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    uint8_t c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t more;
-    uint8_t lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) {
-      more = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      more = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      more = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (n - i - 1 < more) return false;
-    if (s[i + 1] < lo || s[i + 1] > hi) return false;
-    for (size_t k = 2; k <= more; k++) {
-      if ((s[i + k] & 0xC0u) != 0x80u) return false;
-    }
-    i += more + 1;
-  }
-  return true;
-}
 
 static bool is_valid_close_code(uint16_t code) {
   if (code >= 3000 && code <= 4999) return true;
@@ -183,7 +151,7 @@ static void control_event(sdk_ws_decoder *d, sdk_ws_event *ev) {
     fail(d, 1002, "an invalid close code", ev);
     return;
   }
-  if (!is_utf8(d->ctrl + 2, n - 2)) {
+  if (!sdk_utf8_valid(d->ctrl + 2, n - 2)) {
     fail(d, 1007, "a close reason that is not UTF-8", ev);
     return;
   }
@@ -199,7 +167,7 @@ static void message_event(sdk_ws_decoder *d, sdk_ws_event *ev) {
   size_t n = d->msg_len;
   d->msg_opcode = 0;
   d->msg_len = 0;
-  if (opcode == SDK_WS_OP_TEXT && !is_utf8(d->msg, n)) {
+  if (opcode == SDK_WS_OP_TEXT && !sdk_utf8_valid(d->msg, n)) {
     fail(d, 1007, "a text message that is not UTF-8", ev);
     return;
   }
