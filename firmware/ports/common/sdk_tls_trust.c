@@ -26,17 +26,17 @@ static void init_once(void) {
   trust.ready = true;
 }
 
-/* A CA that does not parse leaves no trust at all (not even the pin): the configuration is wrong. */
-static void log_parse_failure(int ret) {
-  char reason[100];
+void sdk_tls_log_error(int level, const char *what, int ret, const char *detail) {
+  char reason[160];
 #if defined(MBEDTLS_ERROR_C)
   mbedtls_strerror(ret, reason, sizeof reason);
 #else
-  reason[0] = '\0';
+  reason[0] = '\0'; /* the Pico build leaves the error strings out (flash) */
 #endif
-  char line[160];
-  (void)snprintf(line, sizeof line, "the CA certificate does not parse: %s (-0x%04x)", reason, (unsigned)-ret);
-  sdk_port_log(SDK_LOG_ERROR, line);
+  char line[640];
+  (void)snprintf(line, sizeof line, "%s: %s (-0x%04x)%s%s", what, reason, (unsigned)-ret,
+                 detail && *detail ? ": " : "", detail ? detail : "");
+  sdk_port_log(level, line);
 }
 
 bool sdk_tls_trust_set(const uint8_t *ca_der, size_t ca_len, const uint8_t *key_pin32) {
@@ -48,7 +48,8 @@ bool sdk_tls_trust_set(const uint8_t *ca_der, size_t ca_len, const uint8_t *key_
   if (ca_der != NULL && ca_len > 0) {
     int ret = mbedtls_x509_crt_parse_der(&trust.ca, ca_der, ca_len);
     if (ret != 0) {
-      log_parse_failure(ret);
+      /* A CA that does not parse leaves no trust at all (not even the pin): the configuration is wrong. */
+      sdk_tls_log_error(SDK_LOG_ERROR, "the CA certificate does not parse", ret, NULL);
       mbedtls_x509_crt_free(&trust.ca);
       mbedtls_x509_crt_init(&trust.ca);
       return false;

@@ -38,4 +38,7 @@ int sdk_tls_trust_verify(void *state, mbedtls_x509_crt *crt, int depth, uint32_t
 /* A log text for a failed verification: "the server key does not match the pin; ..." */
 void sdk_tls_trust_describe(const sdk_tls_verify_state *state, uint32_t flags, char *out, size_t cap);
 
+/* One log line for an mbedtls error: "what: reason (-0x2700)" and, when given, ": detail". */
+void sdk_tls_log_error(int level, const char *what, int ret, const char *detail);
+
 #endif /* SDK_TLS_TRUST_H */

@@ -67,17 +67,6 @@ static void log_line(int level, const char *what, const char *detail) {
   sdk_port_log(level, line);
 }
 
-static void log_mbedtls(int level, const char *what, int ret) {
-  char reason[160];
-#if defined(MBEDTLS_ERROR_C)
-  mbedtls_strerror(ret, reason, sizeof reason);
-#else
-  reason[0] = '\0';
-#endif
-  char line[320];
-  (void)snprintf(line, sizeof line, "%s: %s (-0x%04x)", what, reason, (unsigned)-ret);
-  sdk_port_log(level, line);
-}
 
 bool host_net_set_trust(const uint8_t *ca_der, size_t ca_len, const uint8_t *key_pin32) {
   if (tls.active) {
@@ -107,7 +96,7 @@ static bool seed(void) {
   mbedtls_ctr_drbg_init(&tls.drbg);
   int ret = mbedtls_ctr_drbg_seed(&tls.drbg, entropy, NULL, personalization, sizeof personalization - 1);
   if (ret != 0) {
-    log_mbedtls(SDK_LOG_ERROR, "TLS random generator", ret);
+    sdk_tls_log_error(SDK_LOG_ERROR, "TLS random generator", ret, NULL);
     mbedtls_ctr_drbg_free(&tls.drbg);
     return false;
   }
@@ -137,7 +126,7 @@ static bool configure(const char *host) {
   int ret = mbedtls_ssl_config_defaults(&tls.conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
                                         MBEDTLS_SSL_PRESET_DEFAULT);
   if (ret != 0) {
-    log_mbedtls(SDK_LOG_ERROR, "TLS configuration", ret);
+    sdk_tls_log_error(SDK_LOG_ERROR, "TLS configuration", ret, NULL);
     return false;
   }
   mbedtls_ssl_conf_authmode(&tls.conf, MBEDTLS_SSL_VERIFY_REQUIRED);
@@ -152,12 +141,12 @@ static bool configure(const char *host) {
 #endif
   ret = mbedtls_ssl_setup(&tls.ssl, &tls.conf);
   if (ret != 0) {
-    log_mbedtls(SDK_LOG_ERROR, "TLS session setup", ret);
+    sdk_tls_log_error(SDK_LOG_ERROR, "TLS session setup", ret, NULL);
     return false;
   }
   ret = mbedtls_ssl_set_hostname(&tls.ssl, host);
   if (ret != 0) {
-    log_mbedtls(SDK_LOG_ERROR, "TLS server name", ret);
+    sdk_tls_log_error(SDK_LOG_ERROR, "TLS server name", ret, NULL);
     return false;
   }
   mbedtls_ssl_set_bio(&tls.ssl, &tls.fd, bio_send, bio_recv, NULL);
@@ -189,16 +178,7 @@ static void log_handshake_failure(int ret) {
   if (ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED) {
     sdk_tls_trust_describe(&tls.verify, mbedtls_ssl_get_verify_result(&tls.ssl), why, sizeof why);
   }
-  char reason[160];
-#if defined(MBEDTLS_ERROR_C)
-  mbedtls_strerror(ret, reason, sizeof reason);
-#else
-  reason[0] = '\0';
-#endif
-  char line[640];
-  (void)snprintf(line, sizeof line, "TLS handshake failed: %s (-0x%04x)%s%s", reason, (unsigned)-ret,
-                 why[0] != '\0' ? ": " : "", why);
-  sdk_port_log(SDK_LOG_ERROR, line);
+  sdk_tls_log_error(SDK_LOG_ERROR, "TLS handshake failed", ret, why);
 }
 
 host_tls_result host_tls_handshake(void) {
@@ -234,7 +214,7 @@ bool host_tls_flush(void) {
     tls.want_write = ret == MBEDTLS_ERR_SSL_WANT_WRITE;
     return true;
   }
-  log_mbedtls(SDK_LOG_WARN, "TLS send", ret);
+  sdk_tls_log_error(SDK_LOG_WARN, "TLS send", ret, NULL);
   return false;
 }
 
@@ -244,7 +224,7 @@ long host_tls_send(const uint8_t *data, size_t len) {
   size_t chunk = len < CHUNK ? len : CHUNK;
   int record = mbedtls_ssl_get_max_out_record_payload(&tls.ssl);
   if (record < 0) {
-    log_mbedtls(SDK_LOG_WARN, "TLS record size", record);
+    sdk_tls_log_error(SDK_LOG_WARN, "TLS record size", record, NULL);
     return -1;
   }
   if ((size_t)record < chunk) chunk = (size_t)record;
@@ -259,7 +239,7 @@ long host_tls_send(const uint8_t *data, size_t len) {
     tls.want_write = ret == MBEDTLS_ERR_SSL_WANT_WRITE;
     return (long)chunk;
   }
-  log_mbedtls(SDK_LOG_WARN, "TLS send", ret);
+  sdk_tls_log_error(SDK_LOG_WARN, "TLS send", ret, NULL);
   return -1;
 }
 
@@ -280,7 +260,7 @@ long host_tls_recv(uint8_t *out, size_t cap) {
 #if defined(MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET)
   if (ret == MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET) return 0;
 #endif
-  log_mbedtls(SDK_LOG_WARN, "TLS receive", ret);
+  sdk_tls_log_error(SDK_LOG_WARN, "TLS receive", ret, NULL);
   return -1;
 }
 

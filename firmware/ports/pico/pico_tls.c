@@ -44,17 +44,6 @@ bool pico_tls_init(const sdk_config *config) {
 
 bool pico_tls_trusted(void) { return trusted && tls_config != NULL; }
 
-static void log_mbedtls(const char *what, int ret) {
-  char reason[100];
-#if defined(MBEDTLS_ERROR_C)
-  mbedtls_strerror(ret, reason, sizeof reason);
-#else
-  reason[0] = '\0';
-#endif
-  char line[200];
-  snprintf(line, sizeof line, "%s: %s (-0x%04x)", what, reason, (unsigned)-ret);
-  sdk_port_log(SDK_LOG_ERROR, line);
-}
 
 struct altcp_pcb *pico_tls_new(const char *host) {
   if (!pico_tls_trusted()) return NULL;
@@ -66,7 +55,7 @@ struct altcp_pcb *pico_tls_new(const char *host) {
   mbedtls_ssl_context *ssl = altcp_tls_context(pcb);
   int ret = mbedtls_ssl_set_hostname(ssl, host);
   if (ret != 0) {
-    log_mbedtls("TLS server name", ret);
+    sdk_tls_log_error(SDK_LOG_ERROR, "TLS server name", ret, NULL);
     altcp_abort(pcb);
     return NULL;
   }
