@@ -117,9 +117,12 @@ static void gp_list(sdk_text *t, uint32_t mask, const char *last) {
   }
 }
 
-static void not_a_gpio(sdk_text *t, sdk_board board, const char *what, const sdk_json_field *f) {
-  sdk_text_add(t, what);
-  sdk_text_add(t, " pin ");
+/* "<label> 23 is not a GPIO of the …" (label: "pin", "cs", or a bus role's "sda pin"). */
+static void not_a_gpio(sdk_text *t, sdk_board board, const char *label, const char *suffix,
+                       const sdk_json_field *f) {
+  sdk_text_add(t, label);
+  sdk_text_add(t, suffix);
+  sdk_text_add(t, " ");
   describe(t, f);
   sdk_text_add(t, " is not a GPIO of the ");
   sdk_text_add(t, board_names[board]);
@@ -248,14 +251,7 @@ static bool check_arg(sdk_board board, const arg_spec *s, const sdk_json_object 
     case K_GPIO:
       if (s->kind == K_DIGITAL_PIN && f && sdk_json_string_equals(f, SDK_ONBOARD_LED)) return true;
       if (pin_in(f, gpio_masks[board], &v)) return true;
-      sdk_text_add(t, s->what);
-      sdk_text_add(t, " ");
-      describe(t, f);
-      sdk_text_add(t, " is not a GPIO of the ");
-      sdk_text_add(t, board_names[board]);
-      sdk_text_add(t, " (GPIO numbers ");
-      number_runs(t, gpio_masks[board]);
-      sdk_text_add(t, ", not physical pin numbers)");
+      not_a_gpio(t, board, s->what, "", f);
       return false;
     case K_ADC_PIN:
       if (pin_in(f, adc_masks[board], &v)) return true;
@@ -275,7 +271,7 @@ static bool check_arg(sdk_board board, const arg_spec *s, const sdk_json_object 
       return false;
     case K_BUS_PIN: {
       if (!pin_in(f, gpio_masks[board], &v)) {
-        not_a_gpio(t, board, s->name, f);
+        not_a_gpio(t, board, s->name, " pin", f);
         return false;
       }
       int role = (int)s->table - (int)T_I2C_SDA;
