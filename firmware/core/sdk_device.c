@@ -1,4 +1,4 @@
-#include "sdk_device.h"
+#include "sdk_device_parts.h"
 
 #include <string.h>
 
@@ -17,8 +17,6 @@
 #define DEVICE_PATH "/v1/device"
 #define CLOSE_TIMEOUT_MS 3000u
 
-static const char *const log_levels[] = SDK_LOG_LEVELS;
-
 static uint32_t random32(void) {
   uint8_t b[4];
   sdk_port_random(b, sizeof b);
@@ -36,85 +34,6 @@ static void local_log(sdk_device *dev, int level, const char *a, const char *b, 
 
 static void local_log2(sdk_device *dev, int level, const char *a, const char *b) {
   local_log(dev, level, a, b, strlen(b));
-}
-
-/* ---------------- sending */
-
-static bool tx_idle(const sdk_device *dev) { return dev->tx_sent == dev->tx_len; }
-
-/* A writer over the payload area of the send buffer (room is kept in front for the header). */
-static void begin_frame(sdk_device *dev, sdk_json_writer *w) {
-  sdk_jw_init(w, (char *)dev->tx + SDK_WS_MAX_HEADER, SDK_DEVICE_TX_BYTES);
-}
-
-/* Puts a header in front of the len payload bytes at tx + SDK_WS_MAX_HEADER and masks them. */
-static void queue_frame(sdk_device *dev, uint8_t opcode, size_t len) {
-  uint8_t mask[4], header[SDK_WS_MAX_HEADER];
-  sdk_port_random(mask, sizeof mask);
-  size_t hlen = sdk_ws_frame_header(header, opcode, len, mask);
-  uint8_t *payload = dev->tx + SDK_WS_MAX_HEADER;
-  sdk_ws_mask(payload, len, mask);
-  memcpy(payload - hlen, header, hlen);
-  dev->tx_sent = SDK_WS_MAX_HEADER - hlen;
-  dev->tx_len = SDK_WS_MAX_HEADER + len;
-  dev->last_tx_ms = sdk_port_now_ms();
-}
-
-static bool queue_json(sdk_device *dev, const sdk_json_writer *w) {
-  if (!sdk_jw_done(w)) {
-    sdk_port_log(SDK_LOG_ERROR, "a message did not fit the send buffer and was dropped");
-    return false;
-  }
-  queue_frame(dev, SDK_WS_OP_TEXT, w->len);
-  return true;
-}
-
-static void queue_control(sdk_device *dev, uint8_t opcode, const uint8_t *data, size_t len) {
-  memmove(dev->tx + SDK_WS_MAX_HEADER, data, len);
-  queue_frame(dev, opcode, len);
-}
-
-static void queue_close(sdk_device *dev, uint16_t code, const char *reason) {
-  uint8_t payload[125];
-  size_t len = code == 1005 ? 0 : sdk_ws_close_payload(payload, code, reason);
-  queue_control(dev, SDK_WS_OP_CLOSE, payload, len);
-}
-
-static void queue_error(sdk_device *dev, bool has_id, int64_t id, const char *code, const char *message) {
-  sdk_json_writer w;
-  begin_frame(dev, &w);
-  sdk_jw_begin_object(&w);
-  sdk_jw_key(&w, "type");
-  sdk_jw_string(&w, "error");
-  if (has_id) {
-    sdk_jw_key(&w, "id");
-    sdk_jw_int(&w, id);
-  }
-  sdk_jw_key(&w, "code");
-  sdk_jw_string(&w, code);
-  sdk_jw_key(&w, "message");
-  sdk_jw_string(&w, message);
-  sdk_jw_end_object(&w);
-  (void)queue_json(dev, &w);
-}
-
-/* A close frame is queued: the connection ends once it is sent, or after CLOSE_TIMEOUT_MS. */
-static void begin_closing(sdk_device *dev, uint16_t code) {
-  dev->close_code = code;
-  dev->close_after_flush = true;
-  dev->closing_since_ms = sdk_port_now_ms();
-}
-
-/* Sends what the network takes now; false when the connection broke. */
-static bool flush(sdk_device *dev) {
-  while (!tx_idle(dev)) {
-    long n = sdk_port_net_send(dev->tx + dev->tx_sent, dev->tx_len - dev->tx_sent);
-    if (n < 0) return false;
-    if (n == 0) return true;
-    dev->tx_sent += (size_t)n;
-    dev->last_tx_ms = sdk_port_now_ms();
-  }
-  return true;
 }
 
 /* ---------------- connection lifecycle */
@@ -193,7 +112,7 @@ static void send_upgrade(sdk_device *dev) {
 
 static void send_hello(sdk_device *dev) {
   sdk_json_writer w;
-  begin_frame(dev, &w);
+  sdk_device_begin_frame(dev, &w);
   sdk_jw_begin_object(&w);
   sdk_jw_key(&w, "type");
   sdk_jw_string(&w, "hello");
@@ -206,7 +125,7 @@ static void send_hello(sdk_device *dev) {
   sdk_jw_key(&w, "maxFrame");
   sdk_jw_int(&w, SDK_DEVICE_MAX_FRAME);
   sdk_jw_end_object(&w);
-  (void)queue_json(dev, &w);
+  (void)sdk_device_queue_json(dev, &w);
   dev->state = SDK_STATE_HELLO;
 }
 
@@ -275,7 +194,7 @@ static void handle_command(sdk_device *dev, int command, int64_t id) {
   if (!sdk_command_check(dev->opt.board, command, &dev->obj, message, cap)) {
     code = SDK_DEVICE_ERROR_INVALID_ARGUMENT;
   } else {
-    begin_frame(dev, &w);
+    sdk_device_begin_frame(dev, &w);
     sdk_jw_begin_object(&w);
     sdk_jw_key(&w, "type");
     sdk_jw_string(&w, "result");
@@ -285,14 +204,14 @@ static void handle_command(sdk_device *dev, int command, int64_t id) {
     code = sdk_command_run(dev, command, &dev->obj, &w, message, cap);
     if (!code) {
       sdk_jw_end_object(&w);
-      if (queue_json(dev, &w)) return;
+      if (sdk_device_queue_json(dev, &w)) return;
       code = SDK_DEVICE_ERROR_IO_ERROR;
       sdk_text t;
       sdk_text_init(&t, message, cap);
       sdk_text_add(&t, "the result does not fit in one frame");
     }
   }
-  queue_error(dev, true, id, code, message);
+  sdk_device_queue_error(dev, true, id, code, message);
 }
 
 static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
@@ -301,7 +220,7 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
     const char *why = parsed == SDK_JSON_ERR_NOT_OBJECT ? SDK_FRAME_NOT_OBJECT
                       : parsed == SDK_JSON_ERR_SYNTAX   ? SDK_FRAME_NOT_JSON
                                                         : "the frame has more than 32 fields or nests deeper than 64 levels";
-    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, why);
+    sdk_device_queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, why);
     return;
   }
   const sdk_json_field *type = sdk_json_find(&dev->obj, "type");
@@ -312,7 +231,7 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
     memcpy(name, "(a type over 64 characters)", 28); /* no command has such a name */
     name_len = 27;
   } else if (typed != SDK_JSON_OK) {
-    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, SDK_FRAME_NO_TYPE);
+    sdk_device_queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, SDK_FRAME_NO_TYPE);
     return;
   }
   if (strcmp(name, "welcome") == 0) {
@@ -328,7 +247,7 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
   const sdk_json_field *id_field = sdk_json_find(&dev->obj, "id");
   int64_t id = 0;
   if (!id_field || sdk_json_get_int(id_field, SDK_COMMAND_ID_MIN, SDK_COMMAND_ID_MAX, &id) != SDK_JSON_OK) {
-    queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, "a command needs an integer id 1" "\xE2\x80\x93" "2147483647");
+    sdk_device_queue_error(dev, false, 0, SDK_DEVICE_ERROR_MALFORMED, "a command needs an integer id 1" "\xE2\x80\x93" "2147483647");
     return;
   }
   int command = sdk_command_find(name, name_len);
@@ -339,7 +258,7 @@ static void handle_text(sdk_device *dev, const uint8_t *data, size_t len) {
     if (typed == SDK_JSON_OK) sdk_text_add(&t, "\"");
     sdk_text_add(&t, name);
     if (typed == SDK_JSON_OK) sdk_text_add(&t, "\"");
-    queue_error(dev, true, id, SDK_DEVICE_ERROR_UNSUPPORTED, dev->text);
+    sdk_device_queue_error(dev, true, id, SDK_DEVICE_ERROR_UNSUPPORTED, dev->text);
     return;
   }
   handle_command(dev, command, id);
@@ -355,108 +274,23 @@ static bool handle_event(sdk_device *dev, const sdk_ws_event *ev) {
       sdk_port_log(SDK_LOG_WARN, "a binary frame from the server was ignored");
       return true;
     case SDK_WS_EV_PING:
-      queue_control(dev, SDK_WS_OP_PONG, ev->data, ev->len);
+      sdk_device_queue_control(dev, SDK_WS_OP_PONG, ev->data, ev->len);
       return true;
     case SDK_WS_EV_PONG:
     case SDK_WS_EV_NONE:
       return true;
     case SDK_WS_EV_CLOSE:
       local_log(dev, SDK_LOG_INFO, "the server closed the connection: ", (const char *)ev->data, ev->len);
-      queue_close(dev, ev->close_code, "");
-      begin_closing(dev, ev->close_code);
+      sdk_device_queue_close(dev, ev->close_code, "");
+      sdk_device_begin_closing(dev, ev->close_code);
       return false;
     case SDK_WS_EV_ERROR:
       local_log2(dev, SDK_LOG_WARN, "closing: ", ev->problem ? ev->problem : "protocol error");
-      queue_close(dev, ev->close_code, ev->problem ? ev->problem : "");
-      begin_closing(dev, 1006);
+      sdk_device_queue_close(dev, ev->close_code, ev->problem ? ev->problem : "");
+      sdk_device_begin_closing(dev, 1006);
       return false;
   }
   return true;
-}
-
-/* ---------------- events raised by the hardware */
-
-static void settle(sdk_device *dev, uint8_t pin, uint8_t level) {
-  sdk_pin_watch *watch = &dev->watch[pin];
-  if (level == watch->stable) return;
-  watch->stable = level;
-  bool wanted = watch->edge == 3 || (watch->edge == 1 && level) || (watch->edge == 2 && !level);
-  if (!wanted) return;
-  if (dev->events_count == SDK_DEVICE_WATCH_QUEUE) {
-    dev->events_head = (dev->events_head + 1) % SDK_DEVICE_WATCH_QUEUE;
-    dev->events_count--;
-    dev->events_dropped++;
-  }
-  size_t slot = (dev->events_head + dev->events_count) % SDK_DEVICE_WATCH_QUEUE;
-  dev->events[slot].pin = pin;
-  dev->events[slot].value = level;
-  dev->events_count++;
-}
-
-void sdk_device_pin_changed(sdk_device *dev, uint8_t pin, uint8_t level) {
-  if (pin >= 30 || dev->watch[pin].edge == 0) return;
-  sdk_pin_watch *watch = &dev->watch[pin];
-  watch->latest = level ? 1 : 0;
-  if (watch->debounce_ms == 0) {
-    settle(dev, pin, watch->latest);
-  } else {
-    watch->pending = true;
-    watch->due_ms = sdk_port_now_ms() + watch->debounce_ms;
-  }
-}
-
-static void settle_debounced(sdk_device *dev, uint64_t now) {
-  for (uint8_t pin = 0; pin < 30; pin++) {
-    sdk_pin_watch *watch = &dev->watch[pin];
-    if (watch->edge && watch->pending && now >= watch->due_ms) {
-      watch->pending = false;
-      settle(dev, pin, watch->latest);
-    }
-  }
-}
-
-/* Queues the next event message (gpio_change, then uart_rx); false when there is none. */
-static bool queue_next_event(sdk_device *dev) {
-  sdk_json_writer w;
-  if (dev->events_dropped > 0) {
-    char message[96];
-    sdk_text t;
-    sdk_text_init(&t, message, sizeof message);
-    sdk_text_int(&t, dev->events_dropped);
-    sdk_text_add(&t, " gpio_change events were dropped: the queue was full");
-    dev->events_dropped = 0;
-    return sdk_device_log(dev, SDK_LOG_WARN, message);
-  }
-  if (dev->events_count > 0) {
-    begin_frame(dev, &w);
-    sdk_jw_begin_object(&w);
-    sdk_jw_key(&w, "type");
-    sdk_jw_string(&w, "gpio_change");
-    sdk_jw_key(&w, "pin");
-    sdk_jw_int(&w, dev->events[dev->events_head].pin);
-    sdk_jw_key(&w, "value");
-    sdk_jw_int(&w, dev->events[dev->events_head].value);
-    sdk_jw_end_object(&w);
-    dev->events_head = (dev->events_head + 1) % SDK_DEVICE_WATCH_QUEUE;
-    dev->events_count--;
-    return queue_json(dev, &w);
-  }
-  for (uint8_t uart = 0; uart < 2; uart++) {
-    if (!dev->uart_ready[uart]) continue;
-    size_t n = sdk_port_uart_read(uart, dev->scratch, SDK_DEVICE_UART_CHUNK);
-    if (n == 0) continue;
-    begin_frame(dev, &w);
-    sdk_jw_begin_object(&w);
-    sdk_jw_key(&w, "type");
-    sdk_jw_string(&w, "uart_rx");
-    sdk_jw_key(&w, "uart");
-    sdk_jw_int(&w, uart);
-    sdk_jw_key(&w, "data");
-    sdk_jw_bytes(&w, dev->scratch, n);
-    sdk_jw_end_object(&w);
-    return queue_json(dev, &w);
-  }
-  return false;
 }
 
 /* ---------------- the loop */
@@ -464,21 +298,21 @@ static bool queue_next_event(sdk_device *dev) {
 /* Reads and handles frames until the send buffer holds something or input runs dry. */
 static void pump(sdk_device *dev) {
   for (int rounds = 0; rounds < 64; rounds++) {
-    if (!flush(dev)) {
+    if (!sdk_device_flush(dev)) {
       drop(dev, 1006, 0);
       return;
     }
-    if (!tx_idle(dev)) return;
+    if (!sdk_device_tx_idle(dev)) return;
     if (dev->close_after_flush) {
       drop(dev, dev->close_code, 0);
       return;
     }
     if (dev->stopping) {
-      queue_close(dev, SDK_CLOSE_NORMAL, "device stopping");
-      begin_closing(dev, SDK_CLOSE_NORMAL);
+      sdk_device_queue_close(dev, SDK_CLOSE_NORMAL, "device stopping");
+      sdk_device_begin_closing(dev, SDK_CLOSE_NORMAL);
       continue;
     }
-    if (dev->state == SDK_STATE_ONLINE && queue_next_event(dev)) continue;
+    if (dev->state == SDK_STATE_ONLINE && sdk_device_queue_next_event(dev)) continue;
     if (dev->rx_chunk_off == dev->rx_chunk_len) {
       long n = sdk_port_net_recv(dev->rx_chunk, sizeof dev->rx_chunk);
       if (n < 0) {
@@ -535,7 +369,7 @@ uint32_t sdk_device_poll(sdk_device *dev) {
       return until(now, dev->opened_ms + CONNECT_TIMEOUT_MS);
     }
     case SDK_STATE_UPGRADING:
-      if (!flush(dev)) {
+      if (!sdk_device_flush(dev)) {
         drop(dev, 1006, 0);
         return 0;
       }
@@ -543,7 +377,7 @@ uint32_t sdk_device_poll(sdk_device *dev) {
         drop(dev, SDK_CLOSE_NORMAL, 0);
         return 0;
       }
-      if (tx_idle(dev)) read_upgrade(dev);
+      if (sdk_device_tx_idle(dev)) read_upgrade(dev);
       if (dev->state == SDK_STATE_UPGRADING && now - dev->opened_ms >= UPGRADE_TIMEOUT_MS) {
         sdk_port_log(SDK_LOG_WARN, "no upgrade answer within 10 s");
         drop(dev, 1006, 0);
@@ -551,7 +385,7 @@ uint32_t sdk_device_poll(sdk_device *dev) {
       return dev->state == SDK_STATE_UPGRADING ? until(now, dev->opened_ms + UPGRADE_TIMEOUT_MS) : 0;
     case SDK_STATE_HELLO:
     case SDK_STATE_ONLINE: {
-      settle_debounced(dev, now);
+      sdk_device_settle_debounced(dev, now);
       pump(dev);
       now = sdk_port_now_ms();
       if (dev->state != SDK_STATE_HELLO && dev->state != SDK_STATE_ONLINE) return 0;
@@ -571,15 +405,15 @@ uint32_t sdk_device_poll(sdk_device *dev) {
       /* Silence: nothing from the server, and (while a frame is going out) no sending progress
          either: input is not read while a frame is being sent, so progress stands in for it. */
       uint64_t alive = dev->last_rx_ms;
-      if (!tx_idle(dev) && dev->last_tx_ms > alive) alive = dev->last_tx_ms;
+      if (!sdk_device_tx_idle(dev) && dev->last_tx_ms > alive) alive = dev->last_tx_ms;
       uint64_t silent_at = alive + (uint64_t)dev->heartbeat_s * 2500u;
       if (dev->state == SDK_STATE_ONLINE && now >= silent_at) {
-        sdk_port_log(SDK_LOG_WARN, tx_idle(dev) ? "the server went silent (no ping or frame for 2.5 heartbeats)"
+        sdk_port_log(SDK_LOG_WARN, sdk_device_tx_idle(dev) ? "the server went silent (no ping or frame for 2.5 heartbeats)"
                                                 : "the server stopped taking data for 2.5 heartbeats");
         drop(dev, 1006, 0);
         return 0;
       }
-      if (tx_idle(dev) && dev->state == SDK_STATE_ONLINE && dev->events_count > 0) return 0;
+      if (sdk_device_tx_idle(dev) && dev->state == SDK_STATE_ONLINE && dev->events_count > 0) return 0;
       uint64_t next = dev->state == SDK_STATE_HELLO ? dev->opened_ms + WELCOME_TIMEOUT_MS : silent_at;
       for (int pin = 0; pin < 30; pin++)
         if (dev->watch[pin].pending && dev->watch[pin].due_ms < next) next = dev->watch[pin].due_ms;
@@ -610,34 +444,3 @@ void sdk_device_retry_now(sdk_device *dev) {
 }
 
 bool sdk_device_stopped(const sdk_device *dev) { return dev->state == SDK_STATE_STOPPED; }
-
-bool sdk_device_log(sdk_device *dev, int level, const char *message) {
-  if (dev->state != SDK_STATE_ONLINE || !tx_idle(dev) || level < 0 || level > 3) return false;
-  sdk_json_writer w;
-  begin_frame(dev, &w);
-  sdk_jw_begin_object(&w);
-  sdk_jw_key(&w, "type");
-  sdk_jw_string(&w, "log");
-  sdk_jw_key(&w, "level");
-  sdk_jw_string(&w, log_levels[level]);
-  sdk_jw_key(&w, "message");
-  size_t n = strlen(message);
-  sdk_jw_string_n(&w, message, n > SDK_LOG_MESSAGE_MAX_LENGTH ? SDK_LOG_MESSAGE_MAX_LENGTH : n);
-  sdk_jw_end_object(&w);
-  return queue_json(dev, &w);
-}
-
-bool sdk_device_state_report(sdk_device *dev, const char *entity_id, const char *json_value) {
-  if (dev->state != SDK_STATE_ONLINE || !tx_idle(dev)) return false;
-  sdk_json_writer w;
-  begin_frame(dev, &w);
-  sdk_jw_begin_object(&w);
-  sdk_jw_key(&w, "type");
-  sdk_jw_string(&w, "state");
-  sdk_jw_key(&w, "entityId");
-  sdk_jw_string(&w, entity_id);
-  sdk_jw_key(&w, "value");
-  sdk_jw_raw(&w, json_value, strlen(json_value));
-  sdk_jw_end_object(&w);
-  return queue_json(dev, &w);
-}
