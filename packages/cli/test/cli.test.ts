@@ -279,9 +279,10 @@ test("usage errors exit 2 with a hint; server errors show code and docs; unreach
   const badFlag = await w.run(["status", "--nope"]);
   assert.equal(badFlag.code, 2);
   assert.match(badFlag.stderr, /sdk status --help/);
-  const noHost = await w.run(["login"]);
+  // (`login` without --host browses the network by mDNS: test/mdns.test.ts, in namespaces only.)
+  const noHost = await w.run(["login", "--host"]);
   assert.equal(noHost.code, 2);
-  assert.match(noHost.stderr, /--host/);
+  assert.match(noHost.stderr, /--host <value>' argument missing/);
 
   const wrong = await w.run(["login", "--host", w.url, "--email", "maker@example.com", "--password-stdin"], {
     input: "wrong password",

@@ -58,11 +58,14 @@ export interface ServerOptions {
 }
 
 /** What an integration gets to work with: it listens to the bus and acts through the services. */
-interface ExtensionContext {
+export interface ExtensionContext {
   bus: EventBus;
   services: Services;
   config: Config;
   logger: Logger;
+  version: string;
+  /** The port the server listens on (known once listening, which is before extensions start). */
+  port(): number;
 }
 export type Extension = (context: ExtensionContext) => Lifecycle;
 
@@ -177,7 +180,17 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     { session: services.auth.purgeExpiredSessions, log: services.deviceLogs.pruneByAge },
     (err, task) => logger.warn({ err }, `${task} sweep failed`),
   );
-  const context: ExtensionContext = { bus, services, config, logger };
+  const context: ExtensionContext = {
+    bus,
+    services,
+    config,
+    logger,
+    version: serverVersion,
+    port: () => {
+      const address = app.server.address();
+      return typeof address === "object" && address ? address.port : config.port;
+    },
+  };
   // The long-running parts, in start order: started once listening, stopped in reverse on close.
   const parts = new Lifecycles(
     [

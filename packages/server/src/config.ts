@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 
 /** The server's own log levels (pino's), not a device log line's `LogLevel`. */
@@ -18,6 +19,8 @@ export interface Config {
   /** `pretty` for people, `json` for log collectors; `auto` picks pretty on a terminal. */
   logFormat: "pretty" | "json";
   trustProxy: boolean;
+  /** DNS-SD advertisement (`_sdk._tcp`) so `sdk login` finds the server without `--host`. */
+  mdns: { enabled: boolean /** The instance name people pick from. */; name: string };
   rateLimit: { maxAttempts: number; windowSeconds: number };
   sessionMaxAgeDays: number;
   device: {
@@ -82,6 +85,24 @@ function url(env: Env, name: string, protocols: string[], what: string): string 
   return raw;
 }
 
+/** A DNS-SD instance name: 1 to 63 bytes of UTF-8, no control characters (RFC 6763 §4.1.1). */
+function instanceName(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters
+  if (Buffer.byteLength(raw) > 63 || /[\u0000-\u001f\u007f]/.test(raw)) {
+    throw new ConfigError(`${name} must be 1 to 63 bytes without control characters (got "${raw}")`);
+  }
+  return raw;
+}
+
+/** "sdk on <host>", cut to the 63 bytes an instance name may have. */
+function defaultInstanceName(hostname: string): string {
+  let name = `sdk on ${hostname.split(".")[0] || "this machine"}`;
+  while (Buffer.byteLength(name) > 63) name = name.slice(0, -1);
+  return name;
+}
+
 /**
  * Reads and validates the whole configuration once. Throws `ConfigError` with one line naming the
  * variable and what it accepts. This is the only place in the server that reads the environment.
@@ -90,6 +111,7 @@ export function loadConfig(
   env: Env = process.env,
   cwd = process.cwd(),
   isTTY = Boolean(process.stdout.isTTY),
+  hostname = os.hostname(),
 ): Config {
   const host = env.HOST?.trim() || "0.0.0.0";
   if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or IP address (got "${env.HOST}")`);
@@ -111,6 +133,10 @@ export function loadConfig(
     logLevel: oneOf(env, "LOG_LEVEL", "info", serverLogLevels),
     logFormat: format === "auto" ? (isTTY ? "pretty" : "json") : format,
     trustProxy: boolean(env, "TRUST_PROXY", false),
+    mdns: {
+      enabled: boolean(env, "MDNS", true),
+      name: instanceName(env, "MDNS_NAME", defaultInstanceName(hostname)),
+    },
     rateLimit: {
       maxAttempts: integer(env, "RATE_LIMIT_MAX_ATTEMPTS", 10, 1, 1_000_000),
       windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 300, 1, 86_400),

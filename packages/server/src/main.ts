@@ -16,8 +16,13 @@ async function main(): Promise<void> {
   }
   // Loaded only after the configuration is valid, so a bad value fails fast.
   const { createLogger, createServer, serverVersion } = await import("./app.ts");
+  const { mdnsAdvertiser } = await import("./extensions/mdns.ts");
   const logger = createLogger(config);
-  const server = await createServer({ config, logger });
+  const server = await createServer({
+    config,
+    logger,
+    extensions: config.mdns.enabled ? [mdnsAdvertiser] : [],
+  });
   const url = await server.listen();
   logger.info(
     {

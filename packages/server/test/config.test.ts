@@ -60,3 +60,22 @@ test("an invalid value is one clear message naming the variable and what it acce
     );
   }
 });
+
+test("mDNS: on by default as 'sdk on <host>'; MDNS=false turns it off; MDNS_NAME is checked", () => {
+  assert.deepEqual(loadConfig({}, "/", false, "pi.example.com").mdns, { enabled: true, name: "sdk on pi" });
+  assert.deepEqual(loadConfig({ MDNS: "false", MDNS_NAME: "Garage" }, "/").mdns, {
+    enabled: false,
+    name: "Garage",
+  });
+  assert.equal(Buffer.byteLength(loadConfig({}, "/", false, "h".repeat(80)).mdns.name), 63);
+  for (const [env, message] of [
+    [{ MDNS: "sometimes" }, /^MDNS must be true or false/],
+    [{ MDNS_NAME: "x".repeat(64) }, /^MDNS_NAME must be 1 to 63 bytes without control characters/],
+    [{ MDNS_NAME: "a\u0007b" }, /^MDNS_NAME must be 1 to 63 bytes/],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env, "/"),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+    );
+  }
+});

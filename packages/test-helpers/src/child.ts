@@ -15,6 +15,8 @@ export interface ChildOptions {
   cwd?: string;
   /** Written to stdin, which is then closed; without it stdin is ignored. */
   input?: string;
+  /** A command that runs node, e.g. `["ip", "netns", "exec", "ns1"]` (it must exec, keeping the pid). */
+  via?: string[];
 }
 
 export interface Child {
@@ -40,7 +42,8 @@ export interface Child {
  * still running) and awaited when the test ends.
  */
 export function spawnNode(t: TestContext, options: ChildOptions): Child {
-  const child = spawn(process.execPath, options.args, {
+  const [command, ...viaArgs] = [...(options.via ?? []), process.execPath];
+  const child = spawn(command!, [...viaArgs, ...options.args], {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],

@@ -51,6 +51,8 @@ export function serverEnv(port: number, dataDir: string, extra: Record<string, s
     DATA_DIR: dataDir,
     LOG_FORMAT: "json",
     LOG_LEVEL: "info",
+    // Tests never multicast on the machine's network (test/mdns.test.ts turns it on in namespaces).
+    MDNS: "false",
     ...extra,
   };
 }

@@ -3,18 +3,19 @@ import { SdkClient } from "@sdk/client";
 import { credentialsPath, loadLogin, normalizeHost, removeLogin, saveLogin } from "@sdk/client/credentials";
 import type { Command } from "../command.ts";
 import { connect } from "../context.ts";
+import { findServer } from "../discovery/choose.ts";
 import { UsageError } from "../errors.ts";
 import { ask, isInteractive, readStdin } from "../prompt.ts";
 
 export const login: Command = {
   name: "login",
   summary: "Log in to a server and save the credentials",
-  usage: "sdk login --host http://<server>:8080 [--email <email>] [--password-stdin]",
+  usage: "sdk login [--host http://<server>:8080] [--email <email>] [--password-stdin]",
   details:
-    "There is no default server: name it with --host (or SDK_HOST). On a terminal you are asked for your email and password; otherwise give --email and pipe the password with --password-stdin. An API token is created for this machine and saved in ~/.sdk/credentials.json (mode 0600).",
+    "Without --host (or SDK_HOST) the CLI looks for servers on the local network for 3 seconds (mDNS, service _sdk._tcp): it takes the only one found, or asks which on a terminal; without a terminal or with --json, several servers are an error that lists them. --host is given when mDNS discovery is unavailable. On a terminal you are asked for your email and password; otherwise give --email and pipe the password with --password-stdin. An API token is created for this machine and saved in ~/.sdk/credentials.json (mode 0600).",
   options: { email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" } },
   optionHelp: [
-    "--host <url>        the server, e.g. http://pi.local:8080",
+    "--host <url>        the server, e.g. http://pi.local:8080 (default: found on the local network)",
     "--email <email>     your account's email",
     "--password-stdin    read the password from standard input",
     "--password <pw>     the password (visible to other users of this machine: prefer --password-stdin)",
@@ -22,9 +23,9 @@ export const login: Command = {
   json: true,
   async run({ values, g }) {
     const hostFlag = g.host ?? g.env.SDK_HOST;
-    if (!hostFlag)
-      throw new UsageError("Name the server to log in to: sdk login --host http://<server>:8080", "login");
-    const host = normalizeHost(hostFlag);
+    const found = hostFlag ? normalizeHost(hostFlag) : await findServer(g);
+    if (typeof found === "number") return found;
+    const host = normalizeHost(found);
     let email = values.email as string | undefined;
     let password = values.password as string | undefined;
     if (values["password-stdin"]) password = await readStdin();

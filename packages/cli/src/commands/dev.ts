@@ -87,6 +87,8 @@ export const dev: Command = {
         // info: the "listening on <url>" line tells the port
         LOG_LEVEL: "info",
         LOG_FORMAT: "json",
+        // A private server: not advertised on the network for sdk login to find.
+        MDNS: "false",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
