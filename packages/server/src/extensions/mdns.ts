@@ -4,7 +4,7 @@ import { Bonjour } from "bonjour-service";
 import type { Extension } from "../app.ts";
 
 /** DNS-SD service type `_sdk._tcp`; `sdk login` browses for it (docs/api.md, "Finding a server"). */
-export const mdnsServiceType = "sdk";
+const mdnsServiceType = "sdk";
 const socketTimeoutMs = 2_000;
 const goodbyeTimeoutMs = 2_000;
 
