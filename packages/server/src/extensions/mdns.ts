@@ -3,7 +3,7 @@ import os from "node:os";
 import { Bonjour } from "bonjour-service";
 import type { Extension } from "../app.ts";
 
-/** DNS-SD service type `_sdk._tcp`; `sdk login` browses for it (docs/api.md, "Finding a server"). */
+/** DNS-SD service type `_sdk._tcp`; `sdk login` browses for it (docs/architecture.md, "Finding the server on the local network"). */
 const mdnsServiceType = "sdk";
 const socketTimeoutMs = 2_000;
 const goodbyeTimeoutMs = 2_000;
