@@ -17,7 +17,8 @@ export function issueMessage(issue: z.core.$ZodIssue): string {
   const got = "input" in issue && issue.input !== undefined ? ` (got ${shown(issue.input)})` : "";
   switch (issue.code) {
     case "invalid_type":
-      if (issue.input === undefined) return "is required";
+      // Zod leaves `input` out of issues unless asked; its message still says what it received.
+      if (/received undefined$/.test(issue.message)) return "is required";
       return `must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}${got}`;
     case "invalid_value":
       return `must be one of ${issue.values.map(shown).join(", ")}${got}`;
