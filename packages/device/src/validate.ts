@@ -3,6 +3,7 @@ import {
   checkCommand,
   customTypePattern,
   entityIdPattern,
+  jsonValueProblem,
   maxFrameBytes,
   stateLimits,
 } from "@sdk/protocol/hardware";
@@ -88,6 +89,8 @@ export function stateValue(value: unknown): string {
     invalid("a state value must be JSON-serialisable");
   }
   if (json === undefined) invalid("a state value must be JSON-serialisable");
+  const problem = jsonValueProblem(value ?? null);
+  if (problem) invalid(`a state value must be plain JSON data: ${problem}`);
   if (utf8Length(json) > stateLimits.valueMaxBytes) invalid("a state value must be at most 8 KB of JSON");
   return json;
 }

@@ -373,6 +373,15 @@ for (const board of boardsUnderTest) {
         /^a state value must be at most 8 KB of JSON$/,
       );
       assertInvalid(board, (d) => d.emitState("x", "é".repeat(4096)), /at most 8 KB/);
+      assertInvalid(
+        board,
+        (d) => d.emitState("x", { t: Number.POSITIVE_INFINITY }),
+        /t: JSON numbers must be finite/,
+      );
+      assertInvalid(board, (d) => d.emitState("x", [Number.NaN]), /0: JSON numbers must be finite/);
+      let deep: unknown = 1;
+      for (let i = 0; i < 65; i++) deep = [deep];
+      assertInvalid(board, (d) => d.emitState("x", deep), /deeper than 64 levels/);
       assertInvalid(board, (d) => d.emitState("x", { list: new Array(5000).fill(1) }), /at most 8 KB/);
     });
   });

@@ -44,7 +44,22 @@ export const deviceSocketPath = "/v1/device";
 /** One of `values`; the message lists them (or `listed`, where that reads better). */
 const literals = <const T extends string | number>(values: readonly T[], listed = values.join(", ")) =>
   z.literal(values, { error: (issue) => `must be one of ${listed} (got ${JSON.stringify(issue.input)})` });
-const int = (range: Range) => z.number().int().min(range.min).max(range.max);
+/** An integer in a range: one message, naming the range, whatever is wrong. */
+const int = (range: Range) => {
+  const error = (issue: { input?: unknown }) =>
+    `must be an integer from ${range.min} to ${range.max} (got ${JSON.stringify(issue.input)})`;
+  return z.number({ error }).int({ error, abort: true }).min(range.min, { error }).max(range.max, { error });
+};
+/** A number in a range, the same way. */
+const number = (range: Range) => {
+  const error = (issue: { input?: unknown }) =>
+    `must be a number from ${range.min} to ${range.max} (got ${JSON.stringify(issue.input)})`;
+  return z.number({ error }).min(range.min, { error }).max(range.max, { error });
+};
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, {
+    error: (issue) => `must be one of ${values.join(", ")} (got ${JSON.stringify(issue.input)})`,
+  });
 
 const gpioNumbers = `the GPIO numbers ${numberRuns(allGpios)}`;
 const Gpio = literals(allGpios, gpioNumbers);
@@ -61,22 +76,22 @@ const PinLevel = literals(pinLevels);
 export const commandSchemas = {
   pin_mode: z.object({
     pin: Pin,
-    mode: z.enum(pinModes),
-    pull: z.enum(pulls).optional(),
+    mode: oneOf(pinModes),
+    pull: oneOf(pulls).optional(),
   }),
   gpio_write: z.object({ pin: Pin, value: PinLevel }),
   gpio_read: z.object({ pin: Pin }),
   gpio_toggle: z.object({ pin: Pin }),
   gpio_watch: z.object({
     pin: Gpio,
-    edge: z.enum(edges),
+    edge: oneOf(edges),
     debounceMs: int(commandRanges.debounceMs).optional(),
   }),
   gpio_unwatch: z.object({ pin: Gpio }),
   pwm: z.object({
     pin: Gpio,
-    frequency: z.number().min(commandRanges.pwmFrequency.min).max(commandRanges.pwmFrequency.max),
-    duty: z.number().min(commandRanges.pwmDuty.min).max(commandRanges.pwmDuty.max),
+    frequency: number(commandRanges.pwmFrequency),
+    duty: number(commandRanges.pwmDuty),
   }),
   adc_read: z.object({ pin: literals(allAdcPins) }),
   temperature_read: z.object({}),
@@ -113,7 +128,7 @@ export const commandSchemas = {
     rx: Gpio,
     baud: literals(uartBauds),
     dataBits: literals(uartDataBits).optional(),
-    parity: z.enum(parities).optional(),
+    parity: oneOf(parities).optional(),
     stopBits: literals(uartStopBits).optional(),
   }),
   uart_write: z.object({ uart: Bus, data: Bytes }),

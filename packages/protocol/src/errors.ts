@@ -151,6 +151,12 @@ export const errorCatalog = {
     description:
       "A device script handler, timer or promise job ran longer than the execution deadline and was stopped. Look for infinite loops or long synchronous work.",
   },
+  upgrade_required: {
+    status: 426,
+    message: "This path is a WebSocket",
+    description:
+      "A plain HTTP request reached a WebSocket path (the device socket `/v1/device` or a watch socket), or its WebSocket handshake was malformed (the message says which header). Connect with a WebSocket client: it sends `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Key` and `Sec-WebSocket-Version: 13`.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -7,7 +7,7 @@ import {
   type LogLevel as LogLevelName,
   logLevels,
 } from "./hardware.ts";
-import { utf8 } from "./schema-parts.ts";
+import { noNul, noNulMessage, utf8 } from "./schema-parts.ts";
 
 // Field types shared by the REST resources, the device protocol and the watch socket.
 
@@ -48,6 +48,7 @@ export const EnvVarName = z
 
 export const EnvVarValue = z
   .string()
+  .refine(noNul, noNulMessage)
   .refine(
     (value) => utf8.encode(value).length <= envVarLimits.valueMaxBytes,
     `must be at most ${envVarLimits.valueMaxBytes} bytes`,

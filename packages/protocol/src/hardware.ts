@@ -3,6 +3,8 @@
 // bundles it into every device script (it runs in QuickJS, so it must stay small and
 // dependency-free), and scripts/generate-c-header.ts turns it into the firmware's C header.
 
+export { jsonProblems, jsonTextTooDeep, jsonValueProblem, maxJsonDepth } from "./json-rules.ts";
+
 // ---------------------------------------------------------------- versions and framing
 
 /** The device protocol's version, sent in hello and welcome. */

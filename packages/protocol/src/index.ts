@@ -9,6 +9,7 @@ export { Board, ConnectionState, LogLevel } from "./fields.ts";
 export * from "./firmware-version.ts";
 export * from "./hardware.ts";
 export * from "./ids.ts";
+export * from "./issues.ts";
 export * from "./manifest.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";

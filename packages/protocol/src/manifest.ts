@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { Board } from "./fields.ts";
 import { type EntityConfig, entityIdPattern, entityKinds, entityLimits, stateClasses } from "./hardware.ts";
+import { Name } from "./schema-parts.ts";
 
 // What a deployment declares: the board, the entry file, and its Home Assistant entities.
 
 export const EntityConfigSchema = z.object({
   id: z.string().regex(entityIdPattern, "must be 1–64 letters, digits, _ . or -"),
   kind: z.enum(entityKinds),
-  name: z.string().min(1).max(entityLimits.nameMaxLength),
+  name: Name(entityLimits.nameMaxLength),
   unit: z.string().max(entityLimits.textMaxLength).optional(),
   deviceClass: z.string().max(entityLimits.textMaxLength).optional(),
   icon: z.string().max(entityLimits.textMaxLength).optional(),

@@ -11,20 +11,20 @@ export const RegisterBody = z.object({
   email: Email,
   password: Password,
   issueToken: z.boolean().optional().describe("Also create an API token and return it (for the CLI)."),
-  tokenName: Name("tokenName").optional(),
+  tokenName: Name().optional(),
 });
 export const LoginBody = RegisterBody.extend({ password: z.string().min(1).max(256) });
 export const ChangePasswordBody = z.object({
   currentPassword: z.string().min(1).max(256),
   newPassword: Password,
 });
-export const CreateTokenBody = z.object({ name: Name("name") });
+export const CreateTokenBody = z.object({ name: Name() });
 export const ChangeRoleBody = z.object({ role: Role });
 export const CreateUserBody = z.object({ email: Email, password: Password, role: Role.default("member") });
-export const CreateProjectBody = z.object({ name: Name("name") });
-export const RenameProjectBody = z.object({ name: Name("name") });
-export const CreateDeviceBody = z.object({ name: Name("name"), board: Board });
-export const RenameDeviceBody = z.object({ name: Name("name") });
+export const CreateProjectBody = z.object({ name: Name() });
+export const RenameProjectBody = z.object({ name: Name() });
+export const CreateDeviceBody = z.object({ name: Name(), board: Board });
+export const RenameDeviceBody = z.object({ name: Name() });
 export const SetEnvVarBody = z.object({ value: EnvVarValue });
 
 export const AuthResult = z.object({ user: User, token: CreatedApiToken.optional() });

@@ -12,7 +12,8 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { type EventBus, InProcessEventBus } from "./events/bus.ts";
 import { checkCrossSite } from "./http/cross-site.ts";
-import { installErrorHandling } from "./http/error-handler.ts";
+import { frameworkErrorHandler, installErrorHandling, maxPathParamLength } from "./http/error-handler.ts";
+import { installJsonBodyParser } from "./http/json-body.ts";
 import { RequestLog } from "./http/request-log.ts";
 import { route } from "./http/route.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
@@ -36,6 +37,7 @@ import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
+import { installUpgradeRefusals } from "./ws/upgrade.ts";
 import { watchSocket } from "./ws/watch-socket.ts";
 
 export const serverVersion: string = JSON.parse(
@@ -128,6 +130,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: maxPathParamLength },
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
     logController: new RequestLog(),
   });
   await app.register(fastifyCookie);
@@ -145,6 +149,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       socket.terminate();
     },
   });
+  installJsonBodyParser(app);
   app.removeContentTypeParser("text/plain"); // the API speaks JSON: anything else is a 415…
   // …but for raw uploads (the firmware endpoint); http/route.ts refuses them everywhere else.
   app.addContentTypeParser("application/octet-stream", { parseAs: "buffer" }, (_request, body, done) =>
@@ -172,6 +177,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const heartbeat = new Heartbeat(config.device.heartbeatSeconds);
   deviceSocket(app, services, heartbeat);
   watchSocket(app, services, heartbeat, config.publicUrl);
+  installUpgradeRefusals(app, config.publicUrl);
 
   // Recording starts before any request can be served and ends after the last one has answered,
   // so every request's audit entry is written, whether or not the server ever listens.

@@ -59,7 +59,8 @@ test("watch: 401 without credentials, 404 for a device the caller cannot see, be
     `/v1/projects/${carols.id}/devices/${s.device.id}/watch`,
   );
   const plain = await raw(`${s.url}${s.path}`, { headers: bearer(s.bob.client.token) });
-  assert.equal(plain.status, 404, "a plain GET is not a watch");
+  assert.equal(plain.status, 426, "a plain GET is not a watch");
+  assert.equal(plain.body.error.code, "upgrade_required");
   // admins see every device
   const admin = await openSocket(t, wsUrl(s.url, s.path), { headers: bearer(s.alice.client.token) });
   assert.equal((await admin.inbox.type("snapshot")).device.id, s.device.id);

@@ -3,24 +3,39 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, isDatabaseUnavailable } from "../errors.ts";
 import { docsUrl } from "./docs-url.ts";
 
-function toAppError(error: FastifyError): AppError {
+const invalid = (why: string) => new AppError("invalid_request", `Invalid request: ${why}`);
+
+/** Fastify's errors that a request can cause, each as a catalogued error that says what to do. */
+const requestErrors: Record<string, (error: FastifyError) => AppError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError("payload_too_large"),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError("unsupported_media_type"),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => invalid("the body is empty but Content-Type says JSON"),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => invalid("the body is not valid JSON"),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => invalid("Content-Length does not match the body"),
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: () => invalid("send a Content-Type header with the body"),
+  FST_ERR_ROUTE_MISSING_CONTENT: () => invalid("this method needs a request body"),
+  FST_ERR_VALIDATION: (error) => invalid(error.message),
+  FST_ERR_BAD_URL: () =>
+    invalid("the URL has a malformed percent-encoding (a % must be followed by two hex digits of UTF-8)"),
+  FST_ERR_INVALID_URL: () => invalid("the URL is not valid"),
+  FST_ERR_MAX_PARAM_LENGTH: () =>
+    invalid(`a part of the path is longer than ${maxPathParamLength} characters; no name or id is that long`),
+  FST_ERR_NOT_FOUND: () => new AppError("not_found"),
+};
+
+/** The longest path parameter the router matches (Fastify's `maxParamLength`). */
+export const maxPathParamLength = 100;
+
+/** Any error as a catalogued one; errors the request did not cause are `internal_error`. */
+export function toAppError(error: FastifyError): AppError {
   if (error instanceof AppError) return error;
-  switch (error.code) {
-    case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new AppError("payload_too_large");
-    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return new AppError("unsupported_media_type");
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new AppError("invalid_request", "Invalid request: the body is empty but Content-Type says JSON");
-    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
-      return new AppError("invalid_request", "Invalid request: Content-Length does not match the body");
-  }
-  if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
-    return new AppError("invalid_request", "Invalid request: the body is not valid JSON");
-  }
+  const known = typeof error.code === "string" && Object.hasOwn(requestErrors, error.code);
+  if (known) return requestErrors[error.code]!(error);
+  if (error instanceof SyntaxError) return invalid("the body is not valid JSON");
   if (isDatabaseUnavailable(error)) return new AppError("database_unavailable");
-  if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
-    return new AppError("invalid_request", `Invalid request: ${error.message}`);
+  const status = error.statusCode;
+  if (!error.code?.startsWith("FST_") && typeof status === "number" && status >= 400 && status < 500) {
+    return invalid(error.message);
   }
   return new AppError("internal_error");
 }
@@ -41,6 +56,12 @@ function sendError(
       ...(error.fields ? { fields: error.fields } : {}),
     },
   });
+}
+
+/** Fastify's `frameworkErrors` option: errors met before routing (a bad URL, an overlong parameter). */
+export function frameworkErrorHandler(publicUrl: string | null) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    sendError(reply, request, publicUrl, toAppError(error));
 }
 
 /** One handler for every error: the envelope `{ success: false, error: { code, message, docs } }`. */

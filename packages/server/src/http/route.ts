@@ -1,4 +1,5 @@
 import {
+  describeIssues,
   type Endpoint,
   type EndpointName,
   type EndpointResult,
@@ -25,19 +26,6 @@ export interface RouteInput<N extends EndpointName> {
   reply: FastifyReply;
 }
 
-function fieldPath(path: PropertyKey[], where: string): string {
-  return path.length ? path.map(String).join(".") : where;
-}
-
-/** Zod's type errors read "Invalid input: expected string, received undefined"; say it plainly. */
-function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code !== "invalid_type") return issue.message;
-  if (/received undefined$/.test(issue.message)) return "is required";
-  return issue.expected === "object" || issue.expected === "array"
-    ? `must be an ${issue.expected}`
-    : `must be a ${issue.expected}`;
-}
-
 /** Validates input against a schema; on failure a 400 `invalid_request` that names every bad field. */
 function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.output<S> {
   if (where === "body" && (value === undefined || value === null)) {
@@ -47,10 +35,7 @@ function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: "body
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const fields = result.error.issues.map((issue) => ({
-    path: fieldPath(issue.path, where),
-    message: describe(issue),
-  }));
+  const fields = describeIssues(result.error.issues, where);
   throw new AppError(
     "invalid_request",
     `Invalid request: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,

@@ -1,4 +1,4 @@
-import { entityIdPattern, type StateValue, stateLimits } from "@sdk/protocol";
+import { entityIdPattern, jsonValueProblem, type StateValue, stateLimits } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -30,6 +30,8 @@ export function deviceStateService(deps: {
           `entity_id must match ${entityIdPattern} (got ${JSON.stringify(entityId)})`,
         );
       }
+      const problem = jsonValueProblem(value);
+      if (problem) throw new AppError("invalid_argument", `the value of ${entityId}: ${problem}`);
       const json = JSON.stringify(value ?? null);
       if (json === undefined || Buffer.byteLength(json) > stateLimits.valueMaxBytes) {
         throw new AppError(

@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import type { DeviceAuth } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
 import type { Heartbeat } from "./heartbeat.ts";
+import { notAnUpgrade } from "./upgrade.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -24,21 +25,20 @@ function basicCredentials(request: FastifyRequest): { deviceId: string; secret: 
 
 /** The device WebSocket: authenticates before the upgrade, then hands frames to the device link service. */
 export function deviceSocket(app: FastifyInstance, services: Services, heartbeat: Heartbeat): void {
-  app.get(
-    deviceSocketPath,
-    {
-      websocket: true,
-      preValidation: async (request) => {
-        const { deviceId, secret } = basicCredentials(request);
-        request.deviceAuth = await services.deviceLink.authenticate(deviceId, secret);
-      },
+  app.route({
+    method: "GET",
+    url: deviceSocketPath,
+    handler: notAnUpgrade,
+    preValidation: async (request) => {
+      const { deviceId, secret } = basicCredentials(request);
+      request.deviceAuth = await services.deviceLink.authenticate(deviceId, secret);
     },
-    (socket, request) => {
+    wsHandler: (socket, request) => {
       // Keep nothing of the upgrade request alive: with thousands of idle boards, every byte per
       // connection counts (a request and its child logger are a few KB).
       openSession(request.deviceAuth!, socket);
     },
-  );
+  });
 
   function openSession(auth: DeviceAuth, socket: WebSocket): void {
     const session = services.deviceLink.open(auth, {

@@ -9,6 +9,7 @@ import { isOwnOrigin } from "../http/cross-site.ts";
 import { type Principal, revokes } from "../services/auth.ts";
 import type { Services } from "../services/index.ts";
 import type { Heartbeat } from "./heartbeat.ts";
+import { notAnUpgrade } from "./upgrade.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -83,17 +84,16 @@ export function watchSocket(
   heartbeat: Heartbeat,
   publicUrl: string | null,
 ): void {
-  app.get<{ Params: { projectId: string; deviceId: string } }>(
-    watchPath,
-    {
-      websocket: true,
-      preValidation: async (request) => {
-        const principal = await authenticateWatcher(request, services, publicUrl);
-        await services.watch.authorize(principal, request.params);
-        request.watcher = principal;
-      },
+  app.route<{ Params: { projectId: string; deviceId: string } }>({
+    method: "GET",
+    url: watchPath,
+    handler: notAnUpgrade,
+    preValidation: async (request) => {
+      const principal = await authenticateWatcher(request, services, publicUrl);
+      await services.watch.authorize(principal, request.params);
+      request.watcher = principal;
     },
-    (socket, request) => {
+    wsHandler: (socket, request) => {
       const device = { projectId: request.params.projectId, deviceId: request.params.deviceId };
       let seq = 0;
       let dropped = 0;
@@ -146,5 +146,5 @@ export function watchSocket(
         },
       );
     },
-  );
+  });
 }

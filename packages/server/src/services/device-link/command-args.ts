@@ -1,9 +1,19 @@
-import { type Board, type CommandType, checkCommand, commandSchemas, commandTypes } from "@sdk/protocol";
+import {
+  type Board,
+  type CommandType,
+  checkCommand,
+  commandSchemas,
+  commandTypes,
+  describeIssues,
+} from "@sdk/protocol";
+import type { z } from "zod";
 import { AppError } from "../../errors.ts";
 
-/** A schema's complaints in one line: `path: message; …`. */
-export function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  return error.issues.map((i) => `${i.path.map(String).join(".") || "message"}: ${i.message}`).join("; ");
+/** A schema's complaints in one line: `path: message; …` (each field once, naming what it accepts). */
+export function issuesLine(error: { issues: z.core.$ZodIssue[] }): string {
+  return describeIssues(error.issues, "message")
+    .map((f) => `${f.path}: ${f.message}`)
+    .join("; ");
 }
 
 /**
@@ -28,6 +38,6 @@ export function validateCommand(
     );
   }
   const parsed = commandSchemas[type as CommandType].safeParse(args);
-  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error)}`);
   return { type: type as CommandType, args: parsed.data as Record<string, unknown> };
 }

@@ -5,6 +5,9 @@ import {
   deviceMessageSchemas,
   frameProblems,
   isCustomMessageType,
+  jsonProblems,
+  jsonTextTooDeep,
+  jsonValueProblem,
   maxFrameBytes,
   messageTypeMaxLength,
   protocolVersion,
@@ -17,7 +20,7 @@ import type { DeviceConnection, DeviceRegistry } from "../../link/registry.ts";
 import type { Repositories } from "../../repositories/index.ts";
 import type { DeviceLogsService, DeviceRef } from "../device-logs.ts";
 import type { DeviceStateService } from "../device-state.ts";
-import { describeIssues } from "./command-args.ts";
+import { issuesLine } from "./command-args.ts";
 import { CommandRpc } from "./command-rpc.ts";
 
 /** A device that proved its credentials in the upgrade request. */
@@ -133,6 +136,8 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   }
 
   async receive(text: string): Promise<void> {
+    // Depth first: nothing recursive (zod, JSON.stringify, a script) may ever see a deeper value.
+    if (jsonTextTooDeep(text)) return this.#reject("malformed", `the frame ${jsonProblems.tooDeep}`);
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -142,10 +147,12 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
       return this.#reject("malformed", frameProblems.notObject);
     }
+    const problem = jsonValueProblem(message);
     const type = (message as { type?: unknown }).type;
     const rawId = (message as { id?: unknown }).id;
     const id = Number.isSafeInteger(rawId) && (rawId as number) > 0 ? (rawId as number) : undefined;
     if (typeof type !== "string") return this.#reject("malformed", frameProblems.noType, id);
+    if (problem) return this.#reject("invalid_message", problem, id);
     const known = Object.hasOwn(deviceMessageSchemas, type);
     if (!known && !isCustomMessageType(type)) {
       const shown = JSON.stringify(type.slice(0, messageTypeMaxLength));
@@ -156,8 +163,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     if (!known) return this.#route(message as { type: string } & Record<string, unknown>);
     const schema = deviceMessageSchemas[type as keyof typeof deviceMessageSchemas];
     const parsed = schema.safeParse(message);
-    if (!parsed.success)
-      return this.#reject("invalid_message", `${type}: ${describeIssues(parsed.error)}`, id);
+    if (!parsed.success) return this.#reject("invalid_message", `${type}: ${issuesLine(parsed.error)}`, id);
     const msg = parsed.data;
     switch (msg.type) {
       case "hello":
