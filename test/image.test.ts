@@ -218,6 +218,8 @@ function defineTests(): void {
         try { fs.writeFileSync(dir + "/probe", "x"); fs.rmSync(dir + "/probe"); out[dir] = "ok"; }
         catch (e) { out[dir] = e.code; }
       }
+      out.devTools = ["typescript", "esbuild", "@biomejs", "vite", "playwright-core", "knip", "@types"]
+        .filter((name) => fs.existsSync("/app/node_modules/" + name));
       console.log(JSON.stringify(out));`;
     const seen = JSON.parse(await podman(["exec", first, "/usr/local/bin/node", "-e", probe]));
     assert.equal(seen.uid, 1000);
@@ -225,6 +227,7 @@ function defineTests(): void {
     for (const dir of ["/", "/etc", "/app", "/firmware"]) assert.match(seen[dir], /^(EACCES|EROFS)$/, dir);
     assert.equal(seen["/data"], "ok");
     assert.equal(seen["/tmp"], "ok");
+    assert.deepEqual(seen.devTools, [], "development tools in the image");
     assert.equal(await podman(["healthcheck", "run", first]).catch((e: Error) => e.message), "");
 
     const stopStarted = performance.now();
@@ -233,6 +236,7 @@ function defineTests(): void {
     const exitCode = await podman(["inspect", first, "--format", "{{.State.ExitCode}}"]);
     assert.equal(exitCode, "0", `exit code after SIGTERM\n${await logs(first)}`);
     assert.ok(stopSeconds < 10, `podman stop took ${stopSeconds.toFixed(1)} s`);
+    t.diagnostic(`podman stop (SIGTERM): exit code 0 after ${stopSeconds.toFixed(1)} s`);
     assert.match(await logs(first), /stopped cleanly/);
 
     const second = `sdk-image-test-b-${process.pid}`;

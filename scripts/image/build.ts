@@ -81,6 +81,10 @@ async function main(): Promise<void> {
   const work = path.resolve(values.work ?? path.join(repo, "build/image"));
   const cache = path.join(repo, "build/image-cache");
   const epoch = timestamp();
+  const source = sourceUrl(manifest);
+  if (source === "") {
+    progress('warning: no "repository" in package.json and no git remote: the source label stays empty');
+  }
   progress(`sdk ${version}, Node ${node.version}, timestamp ${epoch}, scratch ${work}`);
 
   const store = new Store(path.join(work, "store"));
@@ -126,7 +130,7 @@ async function main(): Promise<void> {
         "--build-arg",
         `VERSION=${version}`,
         "--build-arg",
-        `SOURCE=${sourceUrl(manifest)}`,
+        `SOURCE=${source}`,
         "--manifest",
         list,
         "-f",
