@@ -46,10 +46,10 @@ export const templates: Record<string, (t: TemplateInput) => string> = {
 
 A device script for ${boards[t.board].name} boards, run by an sdk server.
 
-\`npm install -g @sdk/cli\` installs the \`sdk\` command and \`sdk-mcp\` (the MCP server \`.mcp.json\`
-starts for AI agents). Nothing needs installing in this directory: \`sdk init\`,
-\`sdk build\` and \`sdk dev\` write the library's types into \`.sdk/types\` (not committed). After
-cloning, run \`sdk build\` once so your editor finds \`@sdk/device\`.
+\`npm install -g @sdk/cli\` installs the \`sdk\` command; \`npm install -g @sdk/mcp\` installs
+\`sdk-mcp\`, the MCP server \`.mcp.json\` starts for AI agents. Nothing needs installing in this
+directory: \`sdk init\`, \`sdk build\` and \`sdk dev\` write the library's types into \`.sdk/types\`
+(not committed). After cloning, run \`sdk build\` once so your editor finds \`@sdk/device\`.
 
 \`\`\`sh
 sdk build          # type-check and bundle (also refreshes .sdk/types)
