@@ -343,3 +343,21 @@ export default class Blink extends DeviceScript {
   });
   t.diagnostic(`whole test: ${((performance.now() - started) / 1000).toFixed(1)} s`);
 });
+
+test("from the repository's sources, sdk init's project type-checks with plain tsc (no zod, no Node types)", async (t) => {
+  const work = tempDir(t, "sdk-init-sources-");
+  const env = { PATH: process.env.PATH ?? "", HOME: tempDir(t, "sdk-init-home-") };
+  const cli = path.join(repoRoot, "packages", "cli", "bin", "sdk.mjs");
+  const init = await run(process.execPath, [cli, "init", "demo", "--no-link"], { cwd: work, env });
+  assert.equal(init.code, 0, init.stderr);
+  const dir = path.join(work, "demo");
+  const files = await run(process.execPath, [tsc, "-p", ".", "--listFilesOnly"], { cwd: dir, env });
+  assert.match(
+    files.stdout,
+    /\.sdk\/types\/node_modules\/@sdk\/device\/src\/index\.ts/,
+    "the library's sources",
+  );
+  assert.doesNotMatch(files.stdout, /zod|@types\/node/);
+  const check = await run(process.execPath, [tsc, "-p", "."], { cwd: dir, env });
+  assert.equal(check.code, 0, check.stdout);
+});

@@ -79,6 +79,19 @@ function manifestFor(pkg: WorkspacePackage, fields: Partial<PackageJson> & Recor
   };
 }
 
+function readme(pkg: WorkspacePackage): string {
+  const own = path.join(repoRoot, pkg.dir, "README.md");
+  if (fs.existsSync(own)) return fs.readFileSync(own, "utf8");
+  const bins = Object.keys(pkg.manifest.bin ?? {});
+  return `# ${pkg.name}
+
+${pkg.manifest.description ?? ""}
+${bins.length > 0 ? `\n\`npm install -g ${pkg.name}\` installs ${bins.map((b) => `\`${b}\``).join(", ")}.\n` : ""}
+Needs Node.js 22.18 or newer. Part of sdk, self-hosted device management for Raspberry Pi Pico W and
+Pico 2 W boards. Licence: AGPL-3.0-only.
+`;
+}
+
 export interface Staged {
   name: string;
   dir: string;
@@ -121,6 +134,7 @@ export function stage(
   fs.rmSync(dir, { recursive: true, force: true });
   copyFiles(root, dir);
   fs.copyFileSync(path.join(repoRoot, "LICENSE"), path.join(dir, "LICENSE"));
+  fs.writeFileSync(path.join(dir, "README.md"), readme(root));
   const topLevel = [
     ...new Set(root.files.map((f) => publishedName(path.relative(root.dir, f)).split("/")[0]!)),
   ];
