@@ -62,8 +62,7 @@ function expandFiles(dir: string, entries: string[]): string[] {
       continue;
     }
     const full = path.join(repoRoot, dir, clean);
-    if (!fs.existsSync(full))
-      throw new Error(`${dir}/package.json lists "${entry}" in files, which does not exist`);
+    if (!fs.existsSync(full)) continue; // as npm does; e.g. the dashboard's dist/ before its build
     if (fs.statSync(full).isDirectory()) walk(dir, clean, out);
     else out.push(path.posix.join(dir, clean));
   }
