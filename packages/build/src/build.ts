@@ -7,13 +7,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ProjectConfig } from "@sdk/device";
 import type { BuiltManifest } from "@sdk/protocol";
 import * as esbuild from "esbuild";
+import { scriptTsconfig, writeScriptTypes } from "./types.ts";
 
 const require = createRequire(import.meta.url);
 const deviceEntry = fileURLToPath(import.meta.resolve("@sdk/device"));
 const deviceRuntime = fileURLToPath(import.meta.resolve("@sdk/device/runtime"));
 const hardwareEntry = fileURLToPath(import.meta.resolve("@sdk/protocol/hardware"));
 const deviceRoot = path.dirname(path.dirname(deviceEntry));
-const globalsFile = path.join(deviceRoot, "globals.d.ts");
 const libraryVersion: string = JSON.parse(
   await fs.readFile(path.join(deviceRoot, "package.json"), "utf8"),
 ).version;
@@ -54,22 +54,6 @@ export interface BuildOptions {
   /** Reports each step, for progress output. */
   onStep?: (step: "config" | "typecheck" | "bundle" | "cached") => void;
 }
-
-/**
- * How device scripts are type-checked: standard JavaScript only (no DOM, no Node types); the sandbox's
- * few globals come from @sdk/device's globals.d.ts. `sdk init` writes the same into tsconfig.json.
- */
-export const scriptCompilerOptions = {
-  target: "es2023",
-  module: "esnext",
-  moduleResolution: "bundler",
-  lib: ["es2023"],
-  types: [],
-  strict: true,
-  noImplicitAny: false,
-  noEmit: true,
-  skipLibCheck: true,
-} as const;
 
 const aliases = {
   "@sdk/device": deviceEntry,
@@ -164,20 +148,20 @@ async function inputHash(projectDir: string, entries: string[]): Promise<string>
   return hash.digest("hex");
 }
 
-/** Runs the TypeScript checker over the project, against @sdk/device and the sandbox's globals only. */
+/**
+ * Runs the TypeScript checker over the project, against the library's types in `.sdk/types` and the
+ * sandbox's globals only: what an editor sees with the tsconfig.json `sdk init` writes.
+ */
 async function typeCheck(projectDir: string, cacheDir: string): Promise<Diagnostic[]> {
   const tsconfig = path.join(cacheDir, "tsconfig.json");
+  const { compilerOptions, globals } = scriptTsconfig(".sdk");
   await fs.writeFile(
     tsconfig,
     JSON.stringify(
       {
-        compilerOptions: {
-          ...scriptCompilerOptions,
-          allowImportingTsExtensions: true,
-          paths: { "@sdk/device": [deviceEntry], "@sdk/protocol/hardware": [hardwareEntry] },
-        },
-        include: [path.join(projectDir, "**/*.ts"), globalsFile],
-        exclude: [path.join(projectDir, "node_modules"), path.join(projectDir, ".sdk")],
+        compilerOptions,
+        include: [path.join(projectDir, "**/*.ts"), globals],
+        exclude: [path.join(projectDir, "node_modules")],
       },
       null,
       2,
@@ -223,6 +207,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const cacheDir = path.join(projectDir, ".sdk");
   const outDir = path.join(cacheDir, "build");
   await fs.mkdir(outDir, { recursive: true });
+  await writeScriptTypes(projectDir);
   const elapsed = () => Math.round(performance.now() - started);
 
   options.onStep?.("config");

@@ -6,5 +6,5 @@ export {
   formatDiagnostic,
   loadProjectConfig,
   type Manifest,
-  scriptCompilerOptions,
 } from "./build.ts";
+export { projectTsconfig, writeScriptTypes } from "./types.ts";

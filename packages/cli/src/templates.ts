@@ -1,4 +1,4 @@
-import { scriptCompilerOptions } from "@sdk/build";
+import { projectTsconfig } from "@sdk/build";
 import { adc, type Board, boards } from "@sdk/protocol/hardware";
 
 /** The files `sdk init` writes. Each is a function of the project's name, board and id. */
@@ -41,16 +41,21 @@ export const templates: Record<string, (t: TemplateInput) => string> = {
   ".cursor/rules/sdk.mdc": (t) =>
     `---\ndescription: How to write and ship this sdk device script\nglobs: ["src/**/*.ts", "sdk.ts"]\nalwaysApply: true\n---\n\n${guidance(t)}\n`,
   ".mcp.json": () =>
-    `${JSON.stringify({ mcpServers: { sdk: { command: "npx", args: ["-y", "@sdk/mcp"] } } }, null, 2)}\n`,
+    `${JSON.stringify({ mcpServers: { sdk: { command: "sdk-mcp", args: [] } } }, null, 2)}\n`,
   "README.md": (t) => `# ${t.name}
 
 A device script for ${boards[t.board].name} boards, run by an sdk server.
 
+\`npm install -g @sdk/cli\` installs the \`sdk\` command; \`npm install -g @sdk/mcp\` installs
+\`sdk-mcp\`, the MCP server \`.mcp.json\` starts for AI agents. Nothing needs installing in this
+directory: \`sdk init\`, \`sdk build\` and \`sdk dev\` write the library's types into \`.sdk/types\`
+(not committed). After cloning, run \`sdk build\` once so your editor finds \`@sdk/device\`.
+
 \`\`\`sh
-npm install        # the @sdk/device library and the sdk command
-npx sdk dev        # a local server and a simulated board; redeploys on save
-npx sdk deploy     # build and ship to ${t.host ?? "your server"}
-npx sdk logs --tail
+sdk build          # type-check and bundle (also refreshes .sdk/types)
+sdk dev            # a local server and a simulated board; redeploys on save
+sdk deploy         # build and ship to ${t.host ?? "your server"}
+sdk logs --tail
 \`\`\`
 
 Edit \`src/index.ts\`. Settings and Home Assistant entities live in \`sdk.ts\`.
@@ -99,19 +104,10 @@ export default class Main extends DeviceScript {
         private: true,
         type: "module",
         scripts: { build: "sdk build", deploy: "sdk deploy", dev: "sdk dev", logs: "sdk logs --tail" },
-        devDependencies: { "@sdk/cli": "^0.1.0", "@sdk/device": "^0.1.0", typescript: "^7.0.0" },
       },
       null,
       2,
     )}\n`,
-  "tsconfig.json": () =>
-    `${JSON.stringify(
-      {
-        compilerOptions: scriptCompilerOptions,
-        include: ["src", "sdk.ts", "node_modules/@sdk/device/globals.d.ts"],
-      },
-      null,
-      2,
-    )}\n`,
+  "tsconfig.json": () => `${JSON.stringify(projectTsconfig(), null, 2)}\n`,
   ".gitignore": () => ".sdk/\nnode_modules/\n",
 };

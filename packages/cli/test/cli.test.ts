@@ -80,10 +80,23 @@ test("login → whoami → init → build → deploy → device → logs --tail 
   ]) {
     assert.ok(fs.existsSync(path.join(dir, file)), file);
   }
-  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, ".mcp.json"), "utf8")).mcpServers.sdk.args, [
-    "-y",
-    "@sdk/mcp",
-  ]);
+  // Nothing the project runs is fetched by a name we do not own: the installed sdk-mcp, no @sdk/* package.
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, ".mcp.json"), "utf8")).mcpServers.sdk, {
+    command: "sdk-mcp",
+    args: [],
+  });
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  assert.equal(manifest.dependencies, undefined);
+  assert.equal(manifest.devDependencies, undefined);
+  assert.equal(manifest.scripts.deploy, "sdk deploy");
+  for (const file of ["README.md", "AGENTS.md"]) {
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, file), "utf8"), /npx/, `${file} says \`sdk …\``);
+  }
+  assert.doesNotMatch(init.stdout, /npx|npm install/);
+  assert.ok(
+    fs.existsSync(path.join(dir, ".sdk/types/node_modules/@sdk/device/globals.d.ts")),
+    "init writes the library's types for editors",
+  );
   assert.match(fs.readFileSync(path.join(dir, ".gitignore"), "utf8"), /^\.sdk\/$/m);
   const projectId = /project: "(prj_[a-z2-7]{20})"/.exec(
     fs.readFileSync(path.join(dir, "sdk.ts"), "utf8"),

@@ -42,7 +42,7 @@ export function DeploymentsSection({
         title: "Nothing deployed yet",
         body: (
           <>
-            Write a device script, then run <code>npx sdk deploy</code> in its directory. The{" "}
+            Write a device script, then run <code>sdk deploy</code> in its directory. The{" "}
             <a href="/docs/scripts" target="_blank" rel="noreferrer">
               script guide
             </a>{" "}
