@@ -10,6 +10,7 @@ export * from "./firmware-version.ts";
 export * from "./hardware.ts";
 export * from "./ids.ts";
 export * from "./manifest.ts";
+export * from "./pins.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";
 export * from "./watch.ts";
