@@ -69,6 +69,13 @@ export function DeviceCredentials({
 function RealBoardStep({ deviceId }: { deviceId: string }) {
   const releases = useLoad(() => api.listFirmware(), []);
   if (releases.status === "loading") return <>checking this server's firmware releases…</>;
+  if (releases.status === "error")
+    return (
+      <>
+        flash the sdk firmware (<code>sdk flash</code>) with this device's credentials; this page could not
+        read the server's firmware releases.
+      </>
+    );
   if (releases.status === "ready" && releases.data.length > 0)
     return (
       <>
