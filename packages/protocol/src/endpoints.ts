@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { successEnvelope } from "./envelope.ts";
 import { deploymentLimits, EntityConfigSchema } from "./manifest.ts";
+import { PinState } from "./pins.ts";
 import {
   AuthResult,
   ChangePasswordBody,
@@ -317,6 +318,14 @@ export const endpoints = {
     access: "user",
     query: Page,
     result: z.array(StateHistoryEntry),
+  }),
+  getDevicePins: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/devices/:deviceId/pins",
+    summary:
+      "The board's pins as the server knows them on the current connection (from the commands it sent and gpio_change events), by pin; empty while offline",
+    access: "user",
+    result: z.array(PinState),
   }),
   sendDeviceCommand: endpoint({
     method: "POST",

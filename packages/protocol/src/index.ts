@@ -11,6 +11,7 @@ export * from "./hardware.ts";
 export * from "./ids.ts";
 export * from "./issues.ts";
 export * from "./manifest.ts";
+export * from "./pins.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";
 export * from "./watch.ts";

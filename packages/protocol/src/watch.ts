@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConnectionState } from "./fields.ts";
+import { PinState } from "./pins.ts";
 import { Device, LogEntry, StateValue } from "./resources.ts";
 
 /**
@@ -33,6 +34,8 @@ export const StateEvent = z.object({
   entityId: z.string(),
   value: z.unknown(),
 });
+/** The board's pins changed (a command the server sent, or a gpio_change): every known pin. */
+export const PinsEvent = z.object({ type: z.literal("pins"), ...base, pins: z.array(PinState) });
 /** Sent when the watcher read too slowly and `dropped` events were skipped. */
 export const LaggedEvent = z.object({ type: z.literal("lagged"), ...base, dropped: z.number().int().min(1) });
 
@@ -41,6 +44,7 @@ export const WatchEvent = z.discriminatedUnion("type", [
   StatusEvent,
   LogEvent,
   StateEvent,
+  PinsEvent,
   LaggedEvent,
 ]);
 export type WatchEvent = z.infer<typeof WatchEvent>;

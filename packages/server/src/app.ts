@@ -203,6 +203,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       sweeper,
       heartbeat,
       services.deviceLink,
+      services.devicePins,
       services.scripts,
       new FirmwareBundleImport({
         dir: config.firmwareDir,

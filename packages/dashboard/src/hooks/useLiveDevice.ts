@@ -1,4 +1,4 @@
-import type { Device, LogEntry, StateValue, WatchEvent } from "@sdk/protocol";
+import type { Device, LogEntry, PinState, StateValue, WatchEvent } from "@sdk/protocol";
 import { useEffect, useReducer } from "react";
 import { api } from "../api.ts";
 import { useDeviceWatch, type WatchState } from "./useDeviceWatch.ts";
@@ -14,6 +14,8 @@ export interface LiveDevice {
   state: Record<string, LatestValue>;
   /** Oldest first, at most `maxLogs`. */
   logs: LogEntry[];
+  /** The board's pins as the server knows them (empty while offline). */
+  pins: PinState[];
   /** Events the server skipped because this page read too slowly. */
   dropped: number;
   watch: WatchState;
@@ -26,12 +28,21 @@ type Action =
   | { type: "loaded"; device: Device; state: Record<string, LatestValue>; logs: LogEntry[] }
   | { type: "failed"; error: unknown }
   | { type: "logs"; logs: LogEntry[] }
+  | { type: "pins"; pins: PinState[]; at: string }
   | { type: "event"; event: WatchEvent }
   | { type: "reset" };
 
-type Data = Omit<LiveDevice, "watch">;
+type Data = Omit<LiveDevice, "watch"> & { pinsAt: string };
 
-const empty: Data = { status: "loading", device: null, state: {}, logs: [], dropped: 0 };
+const empty: Data = {
+  status: "loading",
+  device: null,
+  state: {},
+  logs: [],
+  pins: [],
+  pinsAt: "",
+  dropped: 0,
+};
 
 /** Adds entries (deduplicated by id; ids sort in time order), keeping the newest `maxLogs`. */
 function mergeLogs(current: LogEntry[], added: LogEntry[]): LogEntry[] {
@@ -60,6 +71,9 @@ function reduce(data: Data, action: Action): Data {
       return empty;
     case "logs":
       return { ...data, logs: mergeLogs(data.logs, action.logs) };
+    case "pins":
+      // A REST answer and a live event can cross: the later one wins.
+      return action.at >= data.pinsAt ? { ...data, pins: action.pins, pinsAt: action.at } : data;
     case "failed":
       return { ...data, status: "error", error: action.error };
     case "loaded":
@@ -81,8 +95,14 @@ function reduce(data: Data, action: Action): Data {
           };
         case "status":
           return data.device
-            ? { ...data, device: { ...data.device, status: event.status, lastSeenAt: event.at } }
+            ? {
+                ...data,
+                device: { ...data.device, status: event.status, lastSeenAt: event.at },
+                ...(event.status === "offline" ? { pins: [], pinsAt: event.at } : {}),
+              }
             : data;
+        case "pins":
+          return reduce(data, { type: "pins", pins: event.pins, at: event.at });
         case "state":
           return {
             ...data,
@@ -105,6 +125,21 @@ function reduce(data: Data, action: Action): Data {
  */
 export function useLiveDevice(projectId: string, deviceId: string): LiveDevice {
   const [data, dispatch] = useReducer(reduce, empty);
+  // Pins carry the server's times, so a late REST answer cannot undo a newer live event.
+  const readPins = () =>
+    api.getDevicePins({ params: { projectId, deviceId } }).then(
+      (pins) =>
+        dispatch({
+          type: "pins",
+          pins,
+          at:
+            pins
+              .map((p) => p.updatedAt)
+              .sort()
+              .at(-1) ?? "",
+        }),
+      () => {},
+    );
   // The socket opens once REST said the device is there to see; every snapshot (the first, and
   // after a reconnect) fetches the logs again, so lines written while not subscribed are not lost.
   const watch = useDeviceWatch(
@@ -117,6 +152,7 @@ export function useLiveDevice(projectId: string, deviceId: string): LiveDevice {
           (logs) => dispatch({ type: "logs", logs }),
           () => {},
         );
+        readPins();
       }
     },
     data.status === "ready",
@@ -146,5 +182,6 @@ export function useLiveDevice(projectId: string, deviceId: string): LiveDevice {
     };
   }, [projectId, deviceId]);
 
-  return { ...data, watch };
+  const { pinsAt: _, ...shown } = data;
+  return { ...shown, watch };
 }

@@ -1,10 +1,13 @@
 import type { EntityConfig } from "@sdk/protocol";
 import { useEffect, useRef, useState } from "react";
 import { api, isNotFound } from "../api.ts";
+import { CommandForm } from "../components/device/CommandForm.tsx";
 import { HistoryChart } from "../components/device/HistoryChart.tsx";
 import { LogsPanel } from "../components/device/LogsPanel.tsx";
 import { MessageForm } from "../components/device/MessageForm.tsx";
+import { PinsPanel } from "../components/device/PinsPanel.tsx";
 import { StateCards } from "../components/device/StateCards.tsx";
+import { isChartable } from "../components/device/TimeChart.tsx";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Loading } from "../components/Feedback.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
@@ -46,8 +49,8 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
     void reloadEntities();
   }, [unknownKey, reloadEntities]);
 
-  // The chart shows the first numeric entity until the user picks another; new ones do not steal it.
-  const firstNumeric = Object.keys(live.state).find((id) => typeof live.state[id]?.value === "number");
+  // The chart shows the first chartable entity until the user picks another; new ones do not steal it.
+  const firstNumeric = Object.keys(live.state).find((id) => isChartable(live.state[id]?.value));
   useEffect(() => {
     if (chartChoice === null && firstNumeric) setChartChoice(firstNumeric);
   }, [chartChoice, firstNumeric]);
@@ -77,7 +80,7 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
     );
 
   const { device } = live;
-  const charted = chartChoice && typeof live.state[chartChoice]?.value === "number" ? chartChoice : null;
+  const charted = chartChoice && isChartable(live.state[chartChoice]?.value) ? chartChoice : null;
   const chartedEntity = charted ? entityMap.get(charted) : undefined;
 
   return (
@@ -127,6 +130,8 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
           )}
         </section>
         <MessageForm projectId={projectId} deviceId={deviceId} />
+        <PinsPanel pins={live.pins} online={device.status === "online"} />
+        <CommandForm projectId={projectId} deviceId={deviceId} />
       </div>
       <LogsPanel logs={live.logs} />
     </>

@@ -1,4 +1,4 @@
-import type { Board, LogEntry, Role } from "@sdk/protocol";
+import type { Board, LogEntry, PinState, Role } from "@sdk/protocol";
 
 /** A device's identity on every device event: a per-device subscription routes on `deviceId`. */
 interface OfDevice {
@@ -23,6 +23,8 @@ export interface ServerEvents {
   "device.disconnected": OfDevice & { at: number; reason: string };
   "device.log": OfDevice & { entry: LogEntry };
   "device.state": OfDevice & { at: number; entityId: string; value: unknown };
+  /** What the server knows about the board's pins changed (services/device-pins.ts). */
+  "device.pins": OfDevice & { at: number; pins: PinState[] };
   /** A device message for its script (`onMessage`): gpio_change, uart_rx and custom types. */
   "device.message": OfDevice & { message: { type: string } & Record<string, unknown> };
 

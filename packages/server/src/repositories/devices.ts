@@ -70,9 +70,19 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       batcher.run(async (tx) => {
         await tx.updateTable("devices").set(fields).where("id", "=", id).execute();
       }),
-    /** At boot no device is connected yet. */
+    /**
+     * At boot no device is connected yet. Returns the devices that were still online: the server
+     * stopped without closing their connections (a crash, a kill, a power cut).
+     */
     markAllOffline: async () => {
-      await db.updateTable("devices").set({ status: "offline" }).where("status", "=", "online").execute();
+      const online = await db
+        .selectFrom("devices")
+        .select(["id", "projectId", "lastSeenAt"])
+        .where("status", "=", "online")
+        .execute();
+      if (online.length > 0)
+        await db.updateTable("devices").set({ status: "offline" }).where("status", "=", "online").execute();
+      return online;
     },
     /** Ids of the devices in these projects (to disconnect them before the projects go). */
     idsInProjects: async (projectIds: string[]) =>

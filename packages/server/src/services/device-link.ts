@@ -14,12 +14,17 @@ import {
   type Transport,
 } from "./device-link/session.ts";
 import { type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
+import type { DevicePinsService } from "./device-pins.ts";
 
 export type { DeviceAuth, LinkSession, Transport } from "./device-link/session.ts";
 
 export interface DeviceLinkDeps extends LinkDeps {
   commandTimeoutSeconds: number;
+  /** Learns the board's pins from every command answered (REST and scripts alike). */
+  pins: Pick<DevicePinsService, "recordCommand">;
 }
+
+const serverStoppingLine = "server stopping: disconnected until the server is back";
 
 /**
  * The device link: authenticates devices, opens a protocol session per connection, sends commands
@@ -49,11 +54,25 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       ];
     },
 
-    /** Server shutdown: close every device connection with "going away". */
-    stop(): void {
+    /**
+     * Server shutdown: each connected device's log says so and the device is offline from now (the
+     * database is still open), then every connection closes with "going away".
+     */
+    async stop(): Promise<void> {
       stopping = true;
       for (const off of unsubscribe.splice(0)) off();
-      for (const connection of [...registry.all()])
+      const connections = [...registry.all()];
+      const now = deps.clock.now();
+      await Promise.all(
+        connections.map((connection) => {
+          const logged = deps.logs.append(connection, "warn", "system", serverStoppingLine);
+          const offline = repos.devices
+            .setPresence(connection.deviceId, { status: "offline", lastSeenAt: now })
+            .catch(deps.onError);
+          return Promise.all([logged, offline]);
+        }),
+      );
+      for (const connection of connections)
         connection.close(deviceCloseCodes.goingAway, "server shutting down");
     },
 
@@ -85,7 +104,9 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       const connection = found?.projectId === device.projectId ? found : undefined;
       const command = validateCommand(device.board ?? connection?.board, type, args);
       if (!connection) throw new AppError("device_offline");
-      return connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
+      const result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
+      deps.pins.recordCommand(device, command.type, command.args, result);
+      return result;
     },
 
     /** A command on behalf of a user: 404 unless they may see the device. */
@@ -107,7 +128,25 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       connection.send(message);
     },
 
-    markAllOffline: () => repos.devices.markAllOffline(),
+    /**
+     * At boot: devices the database still has online lost their connection when the server stopped
+     * without closing it; their logs say so (a clean stop already logged `serverStoppingLine`).
+     */
+    async markAllOffline(): Promise<void> {
+      const lost = await repos.devices.markAllOffline();
+      await Promise.all(
+        lost.map((device) =>
+          deps.logs.append(
+            { projectId: device.projectId, deviceId: device.id },
+            "warn",
+            "system",
+            `server restarted after stopping without closing connections (a crash, a kill or a power cut): ` +
+              `the device${device.lastSeenAt ? `, connected since ${new Date(device.lastSeenAt).toISOString()},` : ""} ` +
+              "went offline with it",
+          ),
+        ),
+      );
+    },
   };
 }
 export type DeviceLinkService = ReturnType<typeof deviceLinkService>;

@@ -12,6 +12,7 @@ import { authService } from "./auth.ts";
 import { deploymentsService } from "./deployments.ts";
 import { deviceLinkService } from "./device-link.ts";
 import { deviceLogsService } from "./device-logs.ts";
+import { devicePinsService } from "./device-pins.ts";
 import { deviceStateService } from "./device-state.ts";
 import { devicesService } from "./devices.ts";
 import { envVarsService } from "./env-vars.ts";
@@ -56,8 +57,10 @@ export function createServices({
   const devices = devicesService({ repos, bus, clock, firmware });
   const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
   const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
+  const devicePins = devicePinsService({ repos, bus, clock });
   const deviceLink = deviceLinkService({
     repos,
+    pins: devicePins,
     registry,
     bus,
     logs: deviceLogs,
@@ -100,6 +103,7 @@ export function createServices({
     deviceLogs,
     deviceState,
     deviceLink,
+    devicePins,
     scripts,
     deployments: deploymentsService({ repos, files, scripts, bus, clock }),
     watch: watchService({ devices, state: deviceState, bus }),

@@ -72,6 +72,8 @@ function toWatchEvent({ type, payload }: DeviceEvent): Unsequenced | undefined {
         entityId: payload.entityId,
         value: payload.value,
       };
+    case "device.pins":
+      return { type: "pins", at: new Date(payload.at).toISOString(), pins: payload.pins };
     default:
       return undefined;
   }

@@ -4,11 +4,11 @@ import type { LatestValue } from "../../hooks/useLiveDevice.ts";
 import { useLoad } from "../../hooks/useLoad.ts";
 import { ErrorMessage } from "../ErrorMessage.tsx";
 import { Loading } from "../Feedback.tsx";
-import { type Point, Sparkline } from "../Sparkline.tsx";
+import { isChartable, type Point, TimeChart } from "./TimeChart.tsx";
 
 const historyLength = 100;
 
-/** Recent numeric values of one entity (REST history, then live values as they come). */
+/** Recent numeric or on/off values of one entity (REST history, then live values as they come). */
 export function HistoryChart({
   projectId,
   deviceId,
@@ -30,14 +30,14 @@ export function HistoryChart({
       query: { limit: historyLength },
     });
     return entries
-      .filter((e): e is typeof e & { value: number } => typeof e.value === "number")
+      .filter((e): e is typeof e & { value: number | boolean } => isChartable(e.value))
       .map((e): Point => ({ at: e.at, value: e.value }))
       .reverse();
   }, [projectId, deviceId, entityId]);
   const { setData } = history;
 
   useEffect(() => {
-    if (!latest || typeof latest.value !== "number") return;
+    if (!latest || !isChartable(latest.value)) return;
     const point = { at: latest.updatedAt, value: latest.value };
     setData((points) => {
       const last = points[points.length - 1];
@@ -55,7 +55,7 @@ export function HistoryChart({
       {history.status === "loading" && <Loading what="history" />}
       {history.status === "error" && <ErrorMessage error={history.error} onRetry={history.reload} />}
       {history.status === "ready" && (
-        <Sparkline points={history.data} label={name} unit={unit ? ` ${unit}` : ""} />
+        <TimeChart points={history.data} label={name} unit={unit ? ` ${unit}` : ""} />
       )}
     </div>
   );

@@ -2,6 +2,7 @@ import type { EntityConfig } from "@sdk/protocol";
 import type { LatestValue } from "../../hooks/useLiveDevice.ts";
 import { Empty } from "../Feedback.tsx";
 import { RelativeTime } from "../Time.tsx";
+import { isChartable } from "./TimeChart.tsx";
 
 function formatValue(value: unknown): string {
   if (typeof value === "number")
@@ -12,7 +13,7 @@ function formatValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The latest value of each state entity, one card each; numeric ones can be charted. */
+/** The latest value of each state entity, one card each; numbers and on/off values can be charted. */
 export function StateCards({
   state,
   entities,
@@ -37,6 +38,7 @@ export function StateCards({
         const entry = state[id]!;
         const entity = entities.get(id);
         const numeric = typeof entry.value === "number";
+        const chartable = isChartable(entry.value);
         const text = formatValue(entry.value);
         const unit = numeric ? entity?.unit : undefined;
         return (
@@ -62,7 +64,7 @@ export function StateCards({
                 </>
               )}
             </span>
-            {numeric && (
+            {chartable && (
               <button
                 type="button"
                 className="button-small"

@@ -1,5 +1,7 @@
 import type { DeviceCredentials as Credentials } from "@sdk/protocol";
 import { useEffect, useRef } from "react";
+import { api } from "../../api.ts";
+import { useLoad } from "../../hooks/useLoad.ts";
 import { SecretValue } from "../SecretValue.tsx";
 
 /**
@@ -44,13 +46,8 @@ export function DeviceCredentials({
       <SecretValue label="Server address" value={server} />
       <h4>What next</h4>
       <ol className="steps">
-        <li>
-          <strong>A real board:</strong> flash the sdk firmware to the Pico W / Pico 2 W and give it your
-          Wi-Fi (2.4 GHz), the server address, the device id and the secret. See the{" "}
-          <a href="/docs/protocol" target="_blank" rel="noreferrer">
-            device protocol
-          </a>{" "}
-          for how a board connects.
+        <li data-testid="real-board-step">
+          <strong>A real board:</strong> <RealBoardStep deviceId={credentials.deviceId} />
         </li>
         <li>
           <strong>No board at hand?</strong> Run the simulated board from the sdk repository:
@@ -62,5 +59,43 @@ export function DeviceCredentials({
         I have saved the secret
       </button>
     </section>
+  );
+}
+
+/**
+ * Flashing is offered only when this server has firmware releases to flash (`sdk flash` writes
+ * one); without them, the step says where releases come from.
+ */
+function RealBoardStep({ deviceId }: { deviceId: string }) {
+  const releases = useLoad(() => api.listFirmware(), []);
+  if (releases.status === "loading") return <>checking this server's firmware releases…</>;
+  if (releases.status === "error")
+    return (
+      <>
+        flash the sdk firmware (<code>sdk flash</code>) with this device's credentials; this page could not
+        read the server's firmware releases.
+      </>
+    );
+  if (releases.status === "ready" && releases.data.length > 0)
+    return (
+      <>
+        put it in BOOTSEL mode (hold BOOTSEL while plugging in USB) and run{" "}
+        <code>sdk flash --device {deviceId}</code>: it writes firmware {releases.data[0]!.version} with fresh
+        credentials for this device and your Wi-Fi (2.4 GHz), and waits until the board is online. See the{" "}
+        <a href="/docs/firmware" target="_blank" rel="noreferrer">
+          firmware guide
+        </a>
+        .
+      </>
+    );
+  return (
+    <>
+      this server has no firmware releases to flash yet. An admin adds them (<code>FIRMWARE_DIR</code>, or
+      uploading a build); see the{" "}
+      <a href="/docs/firmware" target="_blank" rel="noreferrer">
+        firmware guide
+      </a>
+      . Until then, try the simulated board below.
+    </>
   );
 }

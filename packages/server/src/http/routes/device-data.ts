@@ -16,6 +16,7 @@ export const deviceDataRoutes: RouteRegistrar = (route, services) => {
   route("getStateHistory", ({ principal, params, query }) =>
     services.deviceState.history(principal, deviceOf(params), params.entityId!, query.limit, query.before),
   );
+  route("getDevicePins", ({ principal, params }) => services.devicePins.get(principal, deviceOf(params)));
   route("sendDeviceCommand", async ({ principal, params, body }) => ({
     value: (await services.deviceLink.commandAs(principal, deviceOf(params), body.type, body.args)) ?? null,
   }));

@@ -1,0 +1,82 @@
+// The board's pins as the server knows them: from the commands it sent and gpio_change events,
+// over REST (GET …/pins) and the watch socket (`pins` events).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { watchDevice } from "@sdk/client";
+import type { PinState, WatchEvent } from "@sdk/protocol";
+import { SimulatedDevice } from "@sdk/simulator";
+import { startTestServer, waitUntil } from "@sdk/test-helpers";
+
+test("pins: commands and gpio_change events show on REST and the watch socket; other users get 404", async (t) => {
+  const s = await startTestServer(t);
+  const { client, auth } = await s.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const { device, credentials } = await client.api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico_w" },
+  });
+  const params = { projectId: project.id, deviceId: device.id };
+  const sim = new SimulatedDevice({
+    server: new URL(s.url).host,
+    deviceId: device.id,
+    secret: credentials.secret,
+    reconnect: false,
+  });
+  t.after(() => sim.stop());
+  sim.start();
+  await sim.waitFor("connected", 10_000);
+  assert.deepEqual(await client.api.getDevicePins({ params }), [], "nothing known yet");
+
+  const events: WatchEvent[] = [];
+  const watch = watchDevice(s.url, auth.token!.token, params, { onEvent: (e) => events.push(e) });
+  t.after(() => watch.stop());
+  await waitUntil(() => events.some((e) => e.type === "snapshot"), 10_000, "the watch snapshot");
+
+  const command = (type: string, args: Record<string, unknown>) =>
+    client.api.sendDeviceCommand({ params, body: { type, args } });
+  await command("gpio_write", { pin: "LED", value: 1 });
+  await command("pin_mode", { pin: 15, mode: "input", pull: "up" });
+  await command("gpio_watch", { pin: 15, edge: "both", debounceMs: 5 });
+  await command("pwm", { pin: 2, frequency: 1000, duty: 0.25 });
+  sim.setInput(15, 0);
+
+  const byPin = (pins: PinState[]) => Object.fromEntries(pins.map(({ updatedAt: _, ...p }) => [p.pin, p]));
+  const expected = {
+    LED: { pin: "LED", mode: "output", pull: null, level: 1, watch: null, pwm: null },
+    15: { pin: 15, mode: "input", pull: "up", level: 0, watch: { edge: "both", debounceMs: 5 }, pwm: null },
+    2: { pin: 2, mode: "pwm", pull: null, level: null, watch: null, pwm: { frequency: 1000, duty: 0.25 } },
+  };
+  await waitUntil(
+    async () => byPin(await client.api.getDevicePins({ params }))[15]?.level === 0,
+    10_000,
+    "the gpio_change of pin 15 is known",
+  );
+  const pins = await client.api.getDevicePins({ params });
+  assert.deepEqual(byPin(pins), expected);
+  assert.deepEqual(
+    pins.map((p) => p.pin),
+    ["LED", 2, 15],
+    "the LED first, then GPIOs in order",
+  );
+  await waitUntil(
+    () => {
+      const last = events.filter((e) => e.type === "pins").at(-1);
+      return last?.type === "pins" && JSON.stringify(byPin(last.pins)) === JSON.stringify(expected);
+    },
+    10_000,
+    "the watcher's last pins event holds the same",
+  );
+
+  // Another user cannot see the pins.
+  const other = await s.user();
+  await assert.rejects(other.client.api.getDevicePins({ params }), { code: "not_found" });
+
+  // Offline: nothing is known any more.
+  await sim.stop();
+  await waitUntil(
+    async () => (await client.api.getDevice({ params })).status === "offline",
+    10_000,
+    "offline",
+  );
+  assert.deepEqual(await client.api.getDevicePins({ params }), []);
+});
