@@ -11,6 +11,7 @@ import { SimulatedDevice } from "@sdk/simulator";
 import type { Command } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { localTime } from "../output.ts";
+import { type TreeWatch, watchTree } from "../watch-tree.ts";
 import { runBuild } from "./build.ts";
 
 const serverMain = fileURLToPath(import.meta.resolve("@sdk/server/main"));
@@ -95,7 +96,7 @@ export const dev: Command = {
       serverErrors += chunk;
     });
     let simulator: SimulatedDevice | undefined;
-    let watcher: fs.FSWatcher | undefined;
+    let watcher: TreeWatch | undefined;
     let watch: { stop(): void } | undefined;
     const cleanup = async () => {
       watcher?.close();
@@ -194,17 +195,19 @@ export const dev: Command = {
       );
       g.out.line(g.out.dim("Edit your files to redeploy; Ctrl-C to stop."));
 
-      let timer: NodeJS.Timeout | undefined;
+      // One redeploy at a time; saves made during one are picked up by a single next one.
       let busy: Promise<void> = Promise.resolve();
-      watcher = fs.watch(path.resolve(g.dir), { recursive: true }, (_event, file) => {
-        if (!file || /(^|[/\\])(\.sdk|node_modules|\.git)([/\\]|$)/.test(file)) return;
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          g.out.info(g.out.dim(`${file} changed`));
-          busy = busy
-            .then(deployOnce)
-            .catch((error: Error) => g.out.warn(`redeploy failed: ${error.message}`));
-        }, 150);
+      let queued = false;
+      watcher = watchTree(path.resolve(g.dir), (files) => {
+        g.out.info(g.out.dim(`${files.join(", ")} changed`));
+        if (queued) return;
+        queued = true;
+        busy = busy
+          .then(() => {
+            queued = false;
+            return deployOnce();
+          })
+          .catch((error: Error) => g.out.warn(`redeploy failed: ${error.message}`));
       });
 
       await new Promise<void>((resolve) => {
@@ -212,7 +215,7 @@ export const dev: Command = {
         process.once("SIGTERM", () => resolve());
       });
       g.out.info("Stopping…");
-      clearTimeout(timer);
+      watcher.close();
       await busy;
       return 0;
     } finally {
