@@ -12,4 +12,5 @@ export * from "./ids.ts";
 export * from "./manifest.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";
+export * from "./simulator.ts";
 export * from "./watch.ts";

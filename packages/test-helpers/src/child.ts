@@ -15,6 +15,8 @@ export interface ChildOptions {
   cwd?: string;
   /** Written to stdin, which is then closed; without it stdin is ignored. */
   input?: string;
+  /** Keep stdin open (a pipe the test writes to: `child.stdin`) instead. */
+  openStdin?: boolean;
 }
 
 export interface Child {
@@ -43,7 +45,7 @@ export function spawnNode(t: TestContext, options: ChildOptions): Child {
   const child = spawn(process.execPath, options.args, {
     cwd: options.cwd,
     env: options.env,
-    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [options.input === undefined && !options.openStdin ? "ignore" : "pipe", "pipe", "pipe"],
   });
   if (child.pid === undefined) throw new Error(`could not spawn node ${options.args.join(" ")}`);
   let out = "";
