@@ -32,9 +32,14 @@ export function sdk(
 export function sdkLive(
   t: TestContext,
   args: string[],
-  options: { home: string; cwd: string; env?: Record<string, string> },
+  options: { home: string; cwd: string; env?: Record<string, string>; openStdin?: boolean },
 ) {
-  return spawnNode(t, { args: [sdkBin, ...args], cwd: options.cwd, env: env(options.home, options.env) });
+  return spawnNode(t, {
+    args: [sdkBin, ...args],
+    cwd: options.cwd,
+    env: env(options.home, options.env),
+    openStdin: options.openStdin,
+  });
 }
 
 /** A real server process on a free port with a temp data dir. */

@@ -7,7 +7,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { loadProjectConfig } from "@sdk/build";
 import { SdkClient, watchDevice } from "@sdk/client";
-import { SimulatedDevice } from "@sdk/simulator";
+import { mintSignInToken, newSignInLinkKey, signInLinkPath } from "@sdk/protocol/sign-in-link";
+import { attachControls, controlsHint, SimulatedDevice } from "@sdk/simulator";
 import type { Command } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { localTime } from "../output.ts";
@@ -15,6 +16,7 @@ import { type TreeWatch, watchTree } from "../watch-tree.ts";
 import { runBuild } from "./build.ts";
 
 const serverMain = fileURLToPath(import.meta.resolve("@sdk/server/main"));
+const signInLinkTtlMs = 10 * 60_000;
 
 /**
  * The server's URL from its "listening on <url>" log line: with port 0 only the server knows
@@ -79,6 +81,8 @@ export const dev: Command = {
       throw new CliError(`${error.message}\nRun sdk dev in a project directory (made by sdk init).`);
     });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dev-"));
+    // Signs one-time sign-in links for this server only: it never leaves this process and its child.
+    const signInKey = newSignInLinkKey();
     const server = spawn(process.execPath, [serverMain], {
       env: {
         ...process.env,
@@ -88,6 +92,7 @@ export const dev: Command = {
         // info: the "listening on <url>" line tells the port
         LOG_LEVEL: "info",
         LOG_FORMAT: "json",
+        SIGN_IN_LINK_KEY: signInKey,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -98,7 +103,9 @@ export const dev: Command = {
     let simulator: SimulatedDevice | undefined;
     let watcher: TreeWatch | undefined;
     let watch: { stop(): void } | undefined;
+    let detachControls: (() => void) | undefined;
     const cleanup = async () => {
+      detachControls?.();
       watcher?.close();
       watch?.stop();
       await simulator?.stop();
@@ -122,9 +129,10 @@ export const dev: Command = {
       server.stdout?.resume();
       await waitReady(url, server, 15_000).catch(withServerErrors);
       const anon = new SdkClient({ baseUrl: url });
+      const email = "dev@localhost.localdomain";
       const auth = await anon.api.register({
         body: {
-          email: "dev@localhost.localdomain",
+          email,
           password: randomBytes(18).toString("base64url"),
           issueToken: true,
         },
@@ -193,7 +201,24 @@ export const dev: Command = {
       g.out.line(
         `${g.out.bold("sdk dev")} running at ${g.out.cyan(url)} — project ${project.id}, simulated ${config.board} ${device.id}`,
       );
-      g.out.line(g.out.dim("Edit your files to redeploy; Ctrl-C to stop."));
+      const signInLink = () =>
+        `${url}${signInLinkPath}?token=${mintSignInToken(signInKey, email, signInLinkTtlMs)}`;
+      g.out.line(
+        `Dashboard, signed in: ${g.out.cyan(signInLink())} ${g.out.dim("(works once, for 10 minutes)")}`,
+      );
+      const tty = Boolean(process.stdin.isTTY);
+      detachControls = attachControls({
+        input: process.stdin,
+        print: (text) => g.out.line(g.out.dim(text)),
+        devices: [simulator],
+        keys: {
+          l: {
+            help: "print a new one-time dashboard sign-in link",
+            run: () => g.out.line(`Dashboard, signed in: ${g.out.cyan(signInLink())}`),
+          },
+        },
+      });
+      g.out.line(g.out.dim(`Edit your files to redeploy; Ctrl-C to stop. ${controlsHint(tty)}`));
 
       // One redeploy at a time; saves made during one are picked up by a single next one.
       let busy: Promise<void> = Promise.resolve();
