@@ -4,6 +4,7 @@ import { api, isNotFound } from "../api.ts";
 import { HistoryChart } from "../components/device/HistoryChart.tsx";
 import { LogsPanel } from "../components/device/LogsPanel.tsx";
 import { MessageForm } from "../components/device/MessageForm.tsx";
+import { SimulatorControls } from "../components/device/SimulatorControls.tsx";
 import { StateCards } from "../components/device/StateCards.tsx";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Loading } from "../components/Feedback.tsx";
@@ -127,6 +128,7 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
           )}
         </section>
         <MessageForm projectId={projectId} deviceId={deviceId} />
+        <SimulatorControls projectId={projectId} device={device} />
       </div>
       <LogsPanel logs={live.logs} />
     </>
