@@ -70,7 +70,7 @@ export const dev: Command = {
   summary: "Run the project locally: an embedded server, a simulated board, redeploy on save",
   usage: "sdk dev [--port <number>] [--dir <project>]",
   details:
-    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys. Ctrl-C stops everything and removes the temporary data.",
+    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys (saves by rename, as editors and sed -i do, included). It prints a one-time link that opens the local dashboard signed in (once, within 10 minutes). On a terminal, b presses the button on GP15, l prints a new sign-in link, ? lists the keys; from a pipe, stdin takes press 15 [ms], set 15 0|1, release 15. Ctrl-C stops everything and removes the temporary data.",
   options: { port: { type: "string" } },
   optionHelp: ["--port <number>   the local server's port (default 8787; 0 picks a free port)"],
   async run({ values, g }) {
