@@ -35,6 +35,7 @@ const Status = z.object({
 });
 const EnvList = z.object({
   projectId: z.string(),
+  valuesShown: z.literal(true),
   env: z.array(z.object({ name: z.string(), value: z.string() })),
 });
 const Deploy = z.object({
@@ -173,7 +174,7 @@ export default class Main extends DeviceScript<{ MODE: string }> {
   tail2.child.kill("SIGINT");
   assert.equal((await tail2.exited).code, 0);
 
-  const list = await w.run(["env", "list", "--json"], { cwd: dir });
+  const list = await w.run(["env", "list", "--json", "--show-values"], { cwd: dir });
   assert.deepEqual(
     EnvList.parse(JSON.parse(list.stdout)).env.map((e) => [e.name, e.value]),
     [["MODE", "greenhouse-night"]],

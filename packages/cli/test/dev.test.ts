@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { sdk, sdkLive, tempDir } from "./helpers.ts";
+import { gnuSed, sdk, sdkLive, tempDir } from "./helpers.ts";
 
 test("sdk dev runs the script on a simulated board, picks up an edit, and stops cleanly on SIGINT", async (t) => {
   const home = tempDir(t, "sdk-dev-home-");
@@ -47,6 +48,35 @@ export default class Main extends DeviceScript {
   );
   // stderr is another pipe: its line may come after the script's log on stdout.
   await dev.waitForOutput((s) => /deployed v2/.test(s.stderr), 20_000, "the second deployment");
+
+  // Editors that save atomically write a new file and rename it over the old one; every such
+  // save must be seen, not only the first.
+  const index = path.join(dir, "src", "index.ts");
+  let version = 2;
+  const redeployed = async (word: string, how: string) => {
+    version++;
+    await dev.waitForOutput(
+      (s) => s.stdout.includes(`${word} from the simulated board`),
+      20_000,
+      `${how} to be redeployed and run`,
+    );
+    await dev.waitForOutput(
+      (s) => s.stderr.includes(`deployed v${version}`),
+      20_000,
+      `deployment v${version}`,
+    );
+  };
+  for (const n of [1, 2, 3]) {
+    fs.writeFileSync(path.join(dir, "src", ".index.ts.swp"), script(`renamed${n}`));
+    fs.renameSync(path.join(dir, "src", ".index.ts.swp"), index);
+    await redeployed(`renamed${n}`, `rename-over save ${n}`);
+  }
+  if (gnuSed(t)) {
+    for (const n of [1, 2]) {
+      execFileSync("sed", ["-i", "-e", `s/renamed3\\|sedded[0-9]/sedded${n}/`, index]);
+      await redeployed(`sedded${n}`, `sed -i edit ${n}`);
+    }
+  }
 
   dev.child.kill("SIGINT");
   assert.equal((await dev.exited).code, 0, dev.stderr());

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type RunResult, runNode, spawnNode, startServerProcess, tempDir } from "@sdk/test-helpers";
@@ -31,9 +32,14 @@ export function sdk(
 export function sdkLive(
   t: TestContext,
   args: string[],
-  options: { home: string; cwd: string; env?: Record<string, string> },
+  options: { home: string; cwd: string; env?: Record<string, string>; openStdin?: boolean },
 ) {
-  return spawnNode(t, { args: [sdkBin, ...args], cwd: options.cwd, env: env(options.home, options.env) });
+  return spawnNode(t, {
+    args: [sdkBin, ...args],
+    cwd: options.cwd,
+    env: env(options.home, options.env),
+    openStdin: options.openStdin,
+  });
 }
 
 /** A real server process on a free port with a temp data dir. */
@@ -43,4 +49,16 @@ export async function startServer(
 ): Promise<{ url: string }> {
   const proc = await startServerProcess(t, tempDir(t, "sdk-cli-server-"), { LOG_LEVEL: "warn", ...extraEnv });
   return { url: proc.url };
+}
+
+/** True when GNU sed (for `sed -i` without a suffix) is installed; else skips `t` (fails under CI). */
+export function gnuSed(t: TestContext): boolean {
+  try {
+    execFileSync("sed", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    if (process.env.CI) throw new Error("GNU sed is needed for the sed -i checks (apt-get install sed)");
+    t.skip("GNU sed not found: the sed -i checks did not run");
+    return false;
+  }
 }

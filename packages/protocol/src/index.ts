@@ -14,4 +14,5 @@ export * from "./manifest.ts";
 export * from "./pins.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";
+export * from "./simulator.ts";
 export * from "./watch.ts";

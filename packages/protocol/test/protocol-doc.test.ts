@@ -19,10 +19,12 @@ import {
   deviceMessageSchemas,
   deviceSocketPath,
   ErrorEnvelope,
+  isSimulatorCommand,
   maxBytesPerMessage,
   maxFrameBytes,
   protocolVersion,
   ServerError,
+  simulatorCommandSchemas,
   uartBauds,
   WatchEvent,
   Welcome,
@@ -237,6 +239,15 @@ test("every json example validates against its schema", () => {
           !(allDeviceMessageTypes as readonly string[]).includes(String(type)),
           `${where}: ${String(type)} is reserved`,
         );
+        break;
+      }
+      case "simulator": {
+        assert.ok(isSimulatorCommand(name), `${where}: ${name} is not a simulator-only command`);
+        assert.equal(type, name, `${where}: the example's type`);
+        const { type: _, id, ...args } = value;
+        assertCommandId(id, where);
+        assertValid(simulatorCommandSchemas[name], args, where);
+        assertKnownKeys(simulatorCommandSchemas[name], args, where);
         break;
       }
       case "welcome":

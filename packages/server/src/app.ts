@@ -28,6 +28,7 @@ import { firmwareRoutes } from "./http/routes/firmware.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { projectRoutes } from "./http/routes/projects.ts";
 import type { Route } from "./http/routes/registrar.ts";
+import { signInLinkRoutes } from "./http/routes/sign-in-link.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
 import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
@@ -173,6 +174,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     registrar(bound, services, config);
   }
   healthRoutes(app, services);
+  signInLinkRoutes(app, services, config);
   docsRoutes(app, options.docsDir ?? defaultDocsDir, serverVersion);
   const heartbeat = new Heartbeat(config.device.heartbeatSeconds);
   deviceSocket(app, services, heartbeat);

@@ -23,6 +23,11 @@ export interface Config {
   mdns: { enabled: boolean /** The instance name people pick from. */; name: string };
   rateLimit: { maxAttempts: number; windowSeconds: number };
   sessionMaxAgeDays: number;
+  /**
+   * The key one-time sign-in links are signed with (`sdk dev` sets it for its own server);
+   * `null` (the default) and /sign-in-link does not exist.
+   */
+  signInLinkKey: string | null;
   device: {
     /** Ping interval; a device that misses two pongs in a row is offline. */
     heartbeatSeconds: number;
@@ -103,6 +108,13 @@ function defaultInstanceName(hostname: string): string {
   return name;
 }
 
+function signInLinkKey(env: Env): string | null {
+  const raw = env.SIGN_IN_LINK_KEY?.trim();
+  if (raw === undefined || raw === "") return null;
+  if (raw.length < 32) throw new ConfigError("SIGN_IN_LINK_KEY must be at least 32 random characters");
+  return raw;
+}
+
 /**
  * Reads and validates the whole configuration once. Throws `ConfigError` with one line naming the
  * variable and what it accepts. This is the only place in the server that reads the environment.
@@ -142,6 +154,7 @@ export function loadConfig(
       windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 300, 1, 86_400),
     },
     sessionMaxAgeDays: integer(env, "SESSION_MAX_AGE_DAYS", 30, 1, 3650),
+    signInLinkKey: signInLinkKey(env),
     device: {
       heartbeatSeconds: integer(env, "HEARTBEAT_SECONDS", 15, 1, 3600),
       commandTimeoutSeconds: integer(env, "DEVICE_COMMAND_TIMEOUT_SECONDS", 10, 1, 300),

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { type CliCommand, parseCli, UsageError, usage } from "./cli-args.ts";
 import type { SimulatedDevice } from "./device.ts";
 import { Fleet } from "./fleet.ts";
+import { attachControls, controlsHint } from "./terminal-controls.ts";
 
 const clip = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const time = () => new Date().toISOString().slice(11, 23);
@@ -31,11 +32,18 @@ function main(): void {
     `${time()} sdk-sim: ${command.devices.length} device(s) → ${command.url} (Ctrl-C to stop)\n`,
   );
   void fleet.start();
+  const detach = attachControls({
+    input: process.stdin,
+    print: (text) => process.stdout.write(`${time()} sdk-sim: ${text.replace(/\n/g, "\n  ")}\n`),
+    devices: fleet.devices,
+  });
+  process.stdout.write(`${time()} sdk-sim: ${controlsHint(Boolean(process.stdin.isTTY))}\n`);
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) process.exit(0);
     stopping = true;
+    detach();
     process.stdout.write(`${time()} sdk-sim: ${signal}: closing connections\n`);
     const forced = setTimeout(() => {
       fleet.kill();

@@ -10,6 +10,7 @@ import type { Uart } from "./hardware/uart.ts";
 import type { Rgb } from "./hardware/ws2812.ts";
 import { eventMessage, logMessage, parseSent, stateMessage } from "./outgoing.ts";
 import { checkOptions, DeviceSession } from "./session.ts";
+import { defaultHoldMs } from "./simulator-commands.ts";
 import type { CommandRecord, DeviceEvents, LinkState, SimulatedDeviceOptions } from "./types.ts";
 import { defaultWaitMs, waitForCondition, waitForEvent } from "./wait.ts";
 
@@ -199,6 +200,16 @@ export class SimulatedDevice extends Emitter<DeviceEvents> {
     assertGpio(this.board, pin);
     if (level !== 0 && level !== 1 && level !== null) throw new RangeError(`level must be 0, 1 or null`);
     this.hardware.gpio.drive(pin, level);
+  }
+
+  /**
+   * Presses a push button on `pin` (wired to the rail opposite the pin's pull) for `holdMs`, then
+   * lets go: what `sim_press` does. Resolves once let go.
+   */
+  press(pin: number, holdMs = defaultHoldMs): Promise<void> {
+    assertGpio(this.board, pin);
+    if (!Number.isInteger(holdMs) || holdMs < 1) throw new RangeError("holdMs must be a whole number ≥ 1");
+    return this.hardware.gpio.press(pin, holdMs);
   }
 
   /** Sets the voltage on GP26–28, clamped to 0–3.3 V. */

@@ -1,6 +1,7 @@
 export { defaultReconnect, type ReconnectOptions } from "./backoff.ts";
 export { checkPins } from "./board.ts";
 export { type AuthFailure, FrameTooLargeError } from "./connection.ts";
+export { controlHelp, runControl } from "./control.ts";
 export { type CommandOverride, SimulatedDevice, simulatorVersion } from "./device.ts";
 export { CommandError, type CommandErrorCode } from "./errors.ts";
 export { Fleet, type FleetOptions, type FleetStartResult, runMany } from "./fleet.ts";
@@ -11,6 +12,7 @@ export type { Hardware, HardwareEvent } from "./hardware/index.ts";
 export type { SpiBus, SpiConfig } from "./hardware/spi.ts";
 export type { Uart, UartConfig } from "./hardware/uart.ts";
 export type { Rgb } from "./hardware/ws2812.ts";
+export { attachControls, controlsHint } from "./terminal-controls.ts";
 export {
   type CommandRecord,
   type DeviceEvents,

@@ -1,7 +1,8 @@
-import { type Board, type CommandType, maxFrameBytes } from "@sdk/protocol";
+import { type Board, type CommandType, isSimulatorCommand, maxFrameBytes } from "@sdk/protocol";
 import { execute, isCommandType, parseArgs } from "./commands.ts";
 import { CommandError } from "./errors.ts";
 import type { Hardware, HardwareEvent } from "./hardware/index.ts";
+import { simulatorCommand } from "./simulator-commands.ts";
 import { type CommandRecord, type DeviceMessage, noReply } from "./types.ts";
 
 /** Replaces what a command does, after its arguments were validated (see SimulatedDevice.handle). */
@@ -47,7 +48,11 @@ export class CommandRunner {
     this.records.push(record);
     if (this.records.length > this.#deps.historyLimit) this.records.shift();
     if (record.id !== null && isCommandType(type)) {
-      this.#run(record, type);
+      this.#run(record, () => this.#execute(type, record.args));
+      return;
+    }
+    if (record.id !== null && isSimulatorCommand(type)) {
+      this.#run(record, () => simulatorCommand(this.#deps.hardware, type, record.args));
       return;
     }
     if (record.id === null) {
@@ -77,14 +82,18 @@ export class CommandRunner {
     });
   }
 
-  #run(record: CommandRecord, type: CommandType): void {
+  #execute(type: CommandType, raw: Record<string, unknown>): unknown {
     const { board, hardware } = this.#deps;
+    const args = parseArgs(board, type, raw);
+    const override = this.overrides.get(type);
+    return override ? override(args as never) : execute(hardware, type, args);
+  }
+
+  #run(record: CommandRecord, exec: () => unknown): void {
     this.#outbox = [];
     let pending: Promise<unknown> | null = null;
     try {
-      const args = parseArgs(board, type, record.args);
-      const override = this.overrides.get(type);
-      const value = override ? override(args as never) : execute(hardware, type, args);
+      const value = exec();
       if (value instanceof Promise) pending = value;
       else if (value !== noReply) this.#answer(record, { value });
     } catch (error) {

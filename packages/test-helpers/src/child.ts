@@ -17,6 +17,8 @@ export interface ChildOptions {
   input?: string;
   /** A command that runs node, e.g. `["ip", "netns", "exec", "ns1"]` (it must exec, keeping the pid). */
   via?: string[];
+  /** Keep stdin open (a pipe the test writes to: `child.stdin`) instead. */
+  openStdin?: boolean;
 }
 
 export interface Child {
@@ -46,7 +48,7 @@ export function spawnNode(t: TestContext, options: ChildOptions): Child {
   const child = spawn(command!, [...viaArgs, ...options.args], {
     cwd: options.cwd,
     env: options.env,
-    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [options.input === undefined && !options.openStdin ? "ignore" : "pipe", "pipe", "pipe"],
   });
   if (child.pid === undefined) throw new Error(`could not spawn node ${options.args.join(" ")}`);
   let out = "";

@@ -7,13 +7,16 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { loadProjectConfig } from "@sdk/build";
 import { SdkClient, watchDevice } from "@sdk/client";
-import { SimulatedDevice } from "@sdk/simulator";
+import { mintSignInToken, newSignInLinkKey, signInLinkPath } from "@sdk/protocol/sign-in-link";
+import { attachControls, controlsHint, SimulatedDevice } from "@sdk/simulator";
 import type { Command } from "../command.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { localTime } from "../output.ts";
+import { type TreeWatch, watchTree } from "../watch-tree.ts";
 import { runBuild } from "./build.ts";
 
 const serverMain = fileURLToPath(import.meta.resolve("@sdk/server/main"));
+const signInLinkTtlMs = 10 * 60_000;
 
 /**
  * The server's URL from its "listening on <url>" log line: with port 0 only the server knows
@@ -67,7 +70,7 @@ export const dev: Command = {
   summary: "Run the project locally: an embedded server, a simulated board, redeploy on save",
   usage: "sdk dev [--port <number>] [--dir <project>]",
   details:
-    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys. Ctrl-C stops everything and removes the temporary data.",
+    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys (saves by rename, as editors and sed -i do, included). It prints a one-time link that opens the local dashboard signed in (once, within 10 minutes). On a terminal, b presses the button on GP15, l prints a new sign-in link, ? lists the keys; from a pipe, stdin takes press 15 [ms], set 15 0|1, release 15. Ctrl-C stops everything and removes the temporary data.",
   options: { port: { type: "string" } },
   optionHelp: ["--port <number>   the local server's port (default 8787; 0 picks a free port)"],
   async run({ values, g }) {
@@ -78,6 +81,8 @@ export const dev: Command = {
       throw new CliError(`${error.message}\nRun sdk dev in a project directory (made by sdk init).`);
     });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dev-"));
+    // Signs one-time sign-in links for this server only: it never leaves this process and its child.
+    const signInKey = newSignInLinkKey();
     const server = spawn(process.execPath, [serverMain], {
       env: {
         ...process.env,
@@ -89,6 +94,7 @@ export const dev: Command = {
         LOG_FORMAT: "json",
         // A private server: not advertised on the network for sdk login to find.
         MDNS: "false",
+        SIGN_IN_LINK_KEY: signInKey,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -97,9 +103,11 @@ export const dev: Command = {
       serverErrors += chunk;
     });
     let simulator: SimulatedDevice | undefined;
-    let watcher: fs.FSWatcher | undefined;
+    let watcher: TreeWatch | undefined;
     let watch: { stop(): void } | undefined;
+    let detachControls: (() => void) | undefined;
     const cleanup = async () => {
+      detachControls?.();
       watcher?.close();
       watch?.stop();
       await simulator?.stop();
@@ -123,9 +131,10 @@ export const dev: Command = {
       server.stdout?.resume();
       await waitReady(url, server, 15_000).catch(withServerErrors);
       const anon = new SdkClient({ baseUrl: url });
+      const email = "dev@localhost.localdomain";
       const auth = await anon.api.register({
         body: {
-          email: "dev@localhost.localdomain",
+          email,
           password: randomBytes(18).toString("base64url"),
           issueToken: true,
         },
@@ -194,19 +203,38 @@ export const dev: Command = {
       g.out.line(
         `${g.out.bold("sdk dev")} running at ${g.out.cyan(url)} — project ${project.id}, simulated ${config.board} ${device.id}`,
       );
-      g.out.line(g.out.dim("Edit your files to redeploy; Ctrl-C to stop."));
+      const signInLink = () =>
+        `${url}${signInLinkPath}?token=${mintSignInToken(signInKey, email, signInLinkTtlMs)}`;
+      g.out.line(
+        `Dashboard, signed in: ${g.out.cyan(signInLink())} ${g.out.dim("(works once, for 10 minutes)")}`,
+      );
+      const tty = Boolean(process.stdin.isTTY);
+      detachControls = attachControls({
+        input: process.stdin,
+        print: (text) => g.out.line(g.out.dim(text)),
+        devices: [simulator],
+        keys: {
+          l: {
+            help: "print a new one-time dashboard sign-in link",
+            run: () => g.out.line(`Dashboard, signed in: ${g.out.cyan(signInLink())}`),
+          },
+        },
+      });
+      g.out.line(g.out.dim(`Edit your files to redeploy; Ctrl-C to stop. ${controlsHint(tty)}`));
 
-      let timer: NodeJS.Timeout | undefined;
+      // One redeploy at a time; saves made during one are picked up by a single next one.
       let busy: Promise<void> = Promise.resolve();
-      watcher = fs.watch(path.resolve(g.dir), { recursive: true }, (_event, file) => {
-        if (!file || /(^|[/\\])(\.sdk|node_modules|\.git)([/\\]|$)/.test(file)) return;
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          g.out.info(g.out.dim(`${file} changed`));
-          busy = busy
-            .then(deployOnce)
-            .catch((error: Error) => g.out.warn(`redeploy failed: ${error.message}`));
-        }, 150);
+      let queued = false;
+      watcher = watchTree(path.resolve(g.dir), (files) => {
+        g.out.info(g.out.dim(`${files.join(", ")} changed`));
+        if (queued) return;
+        queued = true;
+        busy = busy
+          .then(() => {
+            queued = false;
+            return deployOnce();
+          })
+          .catch((error: Error) => g.out.warn(`redeploy failed: ${error.message}`));
       });
 
       await new Promise<void>((resolve) => {
@@ -214,7 +242,7 @@ export const dev: Command = {
         process.once("SIGTERM", () => resolve());
       });
       g.out.info("Stopping…");
-      clearTimeout(timer);
+      watcher.close();
       await busy;
       return 0;
     } finally {

@@ -6,20 +6,32 @@ import { ask, isInteractive, readStdin } from "../prompt.ts";
 
 export const envList: Command = {
   name: "env list",
-  summary: "List the project's environment variables",
-  usage: "sdk env list [--project prj_…] [--json]",
+  summary: "List the project's environment variables (values masked)",
+  usage: "sdk env list [--show-values] [--project prj_…] [--json]",
+  details:
+    "Values are masked, as in the dashboard, so that a shared screen or a pasted output does not leak them. With --json the entries have no value field (and valuesShown is false) unless --show-values is given too.",
+  options: { "show-values": { type: "boolean" } },
+  optionHelp: ["--show-values   print the values (in the table and in --json)"],
   json: true,
-  async run({ g }) {
+  async run({ values, g }) {
+    const show = values["show-values"] === true;
     const { client } = await connect(g);
     const id = await projectId(g);
     const vars = await client.api.listEnvVars({ params: { projectId: id } });
-    g.out.result({ projectId: id, env: vars });
-    if (vars.length === 0) g.out.line("No environment variables. Set one with: sdk env set NAME [VALUE]");
-    else
-      g.out.table(
-        ["NAME", "VALUE", "UPDATED"],
-        vars.map((v) => [v.name, v.value, localTime(v.updatedAt)]),
-      );
+    g.out.result({
+      projectId: id,
+      valuesShown: show,
+      env: vars.map((v) => (show ? v : { name: v.name, updatedAt: v.updatedAt })),
+    });
+    if (vars.length === 0) {
+      g.out.line("No environment variables. Set one with: sdk env set NAME [VALUE]");
+      return 0;
+    }
+    g.out.table(
+      ["NAME", "VALUE", "UPDATED"],
+      vars.map((v) => [v.name, show ? v.value : "••••••••", localTime(v.updatedAt)]),
+    );
+    if (!show) g.out.line(g.out.dim("Values are masked; sdk env list --show-values prints them."));
     return 0;
   },
 };

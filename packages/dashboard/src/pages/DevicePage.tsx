@@ -6,6 +6,7 @@ import { HistoryChart } from "../components/device/HistoryChart.tsx";
 import { LogsPanel } from "../components/device/LogsPanel.tsx";
 import { MessageForm } from "../components/device/MessageForm.tsx";
 import { PinsPanel } from "../components/device/PinsPanel.tsx";
+import { SimulatorControls } from "../components/device/SimulatorControls.tsx";
 import { StateCards } from "../components/device/StateCards.tsx";
 import { isChartable } from "../components/device/TimeChart.tsx";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
@@ -132,6 +133,7 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
         <MessageForm projectId={projectId} deviceId={deviceId} />
         <PinsPanel pins={live.pins} online={device.status === "online"} />
         <CommandForm projectId={projectId} deviceId={deviceId} />
+        <SimulatorControls projectId={projectId} device={device} />
       </div>
       <LogsPanel logs={live.logs} />
     </>

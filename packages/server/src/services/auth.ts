@@ -90,6 +90,10 @@ export function authService({
     if (input.issueToken) {
       return { user: userView(user), token: await issueApiToken(user.id, input.tokenName ?? "CLI") };
     }
+    return { user: userView(user), session: await newSession(user) };
+  }
+
+  async function newSession(user: UserRow): Promise<NonNullable<SignedIn["session"]>> {
     const value = newSecret("ses");
     const now = clock.now();
     await repos.sessions.insert({
@@ -98,7 +102,7 @@ export function authService({
       createdAt: now,
       expiresAt: now + sessionMaxAgeMs,
     });
-    return { user: userView(user), session: { value, maxAgeSeconds: sessionMaxAgeMs / 1000 } };
+    return { value, maxAgeSeconds: sessionMaxAgeMs / 1000 };
   }
 
   return {
@@ -151,6 +155,13 @@ export function authService({
       }
       limiter.clear(`login-account:${input.email}`);
       return signIn(user, input);
+    },
+
+    /** A session for an admin account, for a checked one-time sign-in link; null for anyone else. */
+    async signInByLink(email: string): Promise<SignedIn | null> {
+      const user = await repos.users.findByEmail(email);
+      if (user?.role !== "admin") return null;
+      return { user: userView(user), session: await newSession(user) };
     },
 
     async logout(principal: Principal): Promise<void> {

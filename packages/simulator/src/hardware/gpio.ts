@@ -63,6 +63,8 @@ export class Gpio {
   readonly #options: GpioOptions;
   #led: Level = 0;
   readonly #ledHistory: Transition[] = [];
+  /** Buttons being held (press): the timers that let go. */
+  readonly #releases = new Map<number, { timer: NodeJS.Timeout; resolve: () => void }>();
 
   constructor(gpios: readonly number[], options: GpioOptions) {
     this.#options = options;
@@ -164,6 +166,31 @@ export class Gpio {
     });
   }
 
+  /**
+   * A push button between the pin and the rail opposite its pull (to ground under a pull-up):
+   * drives that level, and lets go after `holdMs` (a new press of a held button holds it longer).
+   * Resolves once let go.
+   */
+  press(pin: number, holdMs: number): Promise<void> {
+    const pressed: Level = this.#record(pin).pull === "up" ? 0 : 1;
+    const held = this.#releases.get(pin);
+    if (held) clearTimeout(held.timer);
+    this.drive(pin, pressed);
+    return new Promise((resolve) => {
+      const done = () => {
+        held?.resolve();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#releases.delete(pin);
+        this.drive(pin, null);
+        done();
+      }, holdMs);
+      timer.unref();
+      this.#releases.set(pin, { timer, resolve: done });
+    });
+  }
+
   state(pin: PinId): PinState {
     if (pin === onboardLed) {
       return {
@@ -199,6 +226,10 @@ export class Gpio {
 
   /** Stops debounce timers. */
   dispose(): void {
+    for (const held of this.#releases.values()) {
+      clearTimeout(held.timer);
+      held.resolve();
+    }
     for (const r of this.#pins.values()) if (r.watch?.timer) clearTimeout(r.watch.timer);
   }
 

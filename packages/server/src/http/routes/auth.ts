@@ -10,7 +10,12 @@ function secure(request: FastifyRequest, config: Config): boolean {
   return request.protocol === "https" || Boolean(config.publicUrl?.startsWith("https:"));
 }
 
-function startSession(reply: FastifyReply, request: FastifyRequest, config: Config, signedIn: SignedIn) {
+export function startSession(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  config: Config,
+  signedIn: SignedIn,
+) {
   if (signedIn.session) {
     reply.setCookie(sessionCookie, signedIn.session.value, {
       httpOnly: true,

@@ -1,10 +1,13 @@
 import {
   type Board,
+  boards,
   type CommandType,
   checkCommand,
   commandSchemas,
   commandTypes,
   describeIssues,
+  isSimulatorCommand,
+  simulatorCommandSchemas,
 } from "@sdk/protocol";
 import type { z } from "zod";
 import { AppError } from "../../errors.ts";
@@ -29,6 +32,7 @@ export function validateCommand(
   type: string,
   args: Record<string, unknown>,
 ): { type: CommandType; args: Record<string, unknown> } {
+  if (isSimulatorCommand(type)) return simulatorCommand(board, type, args);
   const problem = board ? checkCommand(board, type, args) : null;
   if (problem) throw new AppError("invalid_argument", problem);
   if (!Object.hasOwn(commandSchemas, type)) {
@@ -40,4 +44,22 @@ export function validateCommand(
   const parsed = commandSchemas[type as CommandType].safeParse(args);
   if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error)}`);
   return { type: type as CommandType, args: parsed.data as Record<string, unknown> };
+}
+
+/**
+ * A simulator-only command (sim_press, sim_input): checked against its schema and the board's
+ * GPIOs, then sent as it is; real firmware answers it `unsupported` like any command it lacks.
+ */
+function simulatorCommand(
+  board: Board | undefined,
+  type: "sim_press" | "sim_input",
+  args: Record<string, unknown>,
+) {
+  const parsed = simulatorCommandSchemas[type].safeParse(args);
+  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error)}`);
+  const pins: readonly number[] | undefined = board ? boards[board].gpios : undefined;
+  if (pins && !pins.includes(parsed.data.pin))
+    throw new AppError("invalid_argument", `${type}: GP${parsed.data.pin} is not a GPIO of this board`);
+  // Not in the command catalog: the connection sends any type it is given.
+  return { type: type as unknown as CommandType, args: parsed.data as Record<string, unknown> };
 }

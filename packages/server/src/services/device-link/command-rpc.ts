@@ -1,4 +1,4 @@
-import { type CommandType, commandResults } from "@sdk/protocol";
+import { type CommandType, commandResults, isSimulatorCommand, simulatorCommandResults } from "@sdk/protocol";
 import { AppError } from "../../errors.ts";
 
 interface Pending {
@@ -60,7 +60,10 @@ export class CommandRpc {
   settle(id: number, value: unknown): boolean {
     const pending = this.#take(id);
     if (!pending) return false;
-    const parsed = commandResults[pending.type].safeParse(value ?? null);
+    const schema = isSimulatorCommand(pending.type)
+      ? simulatorCommandResults[pending.type]
+      : commandResults[pending.type];
+    const parsed = schema.safeParse(value ?? null);
     if (parsed.success) pending.resolve(parsed.data);
     else
       pending.reject(

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { test } from "node:test";
+import { sdk, sdkLive, tempDir } from "./helpers.ts";
+
+test("sdk dev: press 15 on stdin presses the scaffolded project's Button (pull-up, watch, debounce → state)", async (t) => {
+  const home = tempDir(t, "sdk-devctl-home-");
+  const work = tempDir(t, "sdk-devctl-work-");
+  const init = await sdk(t, ["init", "buttons", "--no-link"], { home, cwd: work });
+  assert.equal(init.code, 0, init.stderr);
+  const dev = sdkLive(t, ["dev", "--port", "0"], {
+    home,
+    cwd: path.join(work, "buttons"),
+    env: { TMPDIR: tempDir(t, "sdk-devctl-tmp-") },
+    openStdin: true,
+  });
+  await dev.waitForOutput(
+    (s) => /Type press 15, set 15 0, release 15 or help/.test(s.stdout),
+    30_000,
+    "sdk dev to start and say how to drive inputs",
+  );
+  // The template sets GP15 up (input, pull-up) and watches it once the board connects.
+  await dev.waitForOutput((s) => /\bonline\b/.test(s.stdout), 15_000, "the board to come online");
+  const states = () => [...dev.stdout().matchAll(/state button = "(\w+)"/g)].map((m) => m[1]);
+  // The script arms the watch right after the board connects; a press before that goes unheard,
+  // and the answer to each press says which it was.
+  let heard = false;
+  let before = 0;
+  const count = (pattern: RegExp) => dev.stdout().match(pattern)?.length ?? 0;
+  for (let attempt = 1; !heard; attempt++) {
+    before = states().length;
+    const letGo = count(/let go of GP15/g);
+    dev.child.stdin!.write("press 15\n");
+    await dev.waitForOutput(() => count(/let go of GP15/g) > letGo, 10_000, "the press of GP15 to end");
+    heard = /pressed GP15 \(watched: both edges, 20 ms debounce\)\n(?!.*pressed GP15)/s.test(dev.stdout());
+    assert.ok(heard || attempt < 50, "the script never watched GP15");
+  }
+  // (When the watch was armed during the previous, unheard, press, its let-go arrives first.)
+  const after = () => states().slice(before).join();
+  await dev.waitForOutput(() => /pressed,released$/.test(after()), 15_000, "pressed, then released");
+  assert.match(after(), /^(released,)?pressed,released$/);
+
+  dev.child.stdin!.write("set GP15 0\n");
+  await dev.waitForOutput((s) => /state button = "pressed"\s*$/.test(s.stdout), 10_000, "held down");
+  dev.child.stdin!.write("release 15\n");
+  await dev.waitForOutput((s) => /state button = "released"\s*$/.test(s.stdout), 10_000, "let go");
+
+  dev.child.stdin!.write("press 99\n");
+  await dev.waitForOutput((s) => /GP99 is not a usable GPIO/.test(s.stdout), 10_000, "a clear refusal");
+  dev.child.kill("SIGINT");
+  assert.equal((await dev.exited).code, 0, dev.stderr());
+});
