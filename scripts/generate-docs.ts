@@ -19,7 +19,7 @@ export function renderErrorDocs(): string {
     "- `code` is stable: branch on it. `message` is for people and may change.",
     "- `docs` links to this reference as the server itself serves it (`/docs/errors#<code>`).",
     '- `invalid_request` errors also carry `fields`: `[{ "path": "email", "message": "must be a valid email address" }]`.',
-    "- `rate_limited` answers carry a `Retry-After` header (seconds).",
+    "- `rate_limited` and `deploys_throttled` answers carry a `Retry-After` header (seconds).",
     "",
     "This file is generated from the catalog in `packages/protocol/src/errors.ts` by",
     "`node scripts/generate-docs.ts`.",

@@ -21,6 +21,7 @@ interface WasmApi {
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 const wasmPage = 64 * 1024;
+const guestStackBytes = 256 * 1024;
 let compiled: Promise<CompiledWasm> | undefined;
 
 /** QuickJS compiled once per process; each project instantiates it with a memory of its own. */
@@ -48,7 +49,8 @@ export class ProjectModule {
     this.#module = module;
     this.#capBytes = capBytes;
     this.runtime = module.newRuntime();
-    this.runtime.setMaxStackSize(1024 * 1024);
+    // Small enough that QuickJS reports "stack overflow" before the host's own stack runs out.
+    this.runtime.setMaxStackSize(guestStackBytes);
     // QuickJS counts its own allocations against this; `full` catches the rest.
     this.runtime.setMemoryLimit(capBytes);
     this.ctx = this.runtime.newContext();

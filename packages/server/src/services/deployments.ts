@@ -9,6 +9,7 @@ import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
 import { type Principal, viewerOf } from "./auth.ts";
+import { DeployThrottle, deployFailuresAllowed } from "./deploy-throttle.ts";
 import { projectNotFound } from "./projects.ts";
 import type { ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
@@ -33,36 +34,71 @@ export function deploymentsService(deps: {
   scripts: ScriptHostService;
   bus: EventBus;
   clock: Clock;
+  /** How many deployments each project keeps (the live one is always kept). */
+  kept: number;
+  onError: (error: unknown) => void;
 }) {
-  const { repos, files, scripts, bus, clock } = deps;
+  const { repos, files, scripts, bus, clock, kept, onError } = deps;
+  const throttle = new DeployThrottle(clock);
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
   }
 
+  /**
+   * Loads the deployment, runs it for the connected devices, and commits it as the live one. A
+   * script that does not load or stops itself while starting leaves it `failed` with the reason; any
+   * other error fails a new (pending) deployment too, so none is left pending, and is rethrown.
+   */
   async function goLive(principal: Principal, projectId: string, row: DeploymentRow): Promise<DeploymentRow> {
+    let activatedAt = 0;
     try {
-      await scripts.activate(projectId, row.id);
+      await scripts.activate(projectId, row.id, async () => {
+        activatedAt = clock.now();
+        await repos.deployments.activate(projectId, row.id, activatedAt);
+      });
     } catch (error) {
-      if (!(error instanceof ScriptLoadError)) throw error;
-      await repos.deployments.markFailed(row.id, error.message);
+      const scriptError = error instanceof ScriptLoadError;
+      if (!scriptError && row.status !== "pending") throw error;
+      const reason = scriptError
+        ? error.message
+        : `the server could not check this deployment (${(error as Error)?.message ?? String(error)}); deploy it again`;
+      await repos.deployments.markFailed(row.id, reason);
       await bus.publish("deployment.failed", { actorId: principal.user.id, projectId, deploymentId: row.id });
-      return { ...row, status: "failed", error: error.message };
+      if (!scriptError) throw error;
+      return { ...row, status: "failed", error: reason };
     }
-    const now = clock.now();
-    await repos.deployments.activate(projectId, row.id, now);
     await bus.publish("deployment.activated", {
       actorId: principal.user.id,
       projectId,
       deploymentId: row.id,
       version: row.version,
     });
-    return { ...row, status: "active", error: null, activatedAt: now };
+    return { ...row, status: "active", error: null, activatedAt };
+  }
+
+  function refuseWhileThrottled(projectId: string) {
+    const wait = throttle.retryAfterSeconds(projectId);
+    if (wait === 0) return;
+    throw new AppError(
+      "deploys_throttled",
+      `The last ${throttle.failures(projectId)} deploys of this project failed (after ${deployFailuresAllowed} in a row, deploys pause): try again in ${wait} s, after fixing the error shown on the last failed deployment`,
+      { headers: { "retry-after": String(wait) } },
+    );
+  }
+
+  /** Keeps the newest `kept` deployments of the project and the live one; removes the rest and their files. */
+  async function prune(projectId: string) {
+    const removed = await repos.deployments.prune(projectId, kept);
+    for (const id of removed) await files.removeDeployment(projectId, id);
   }
 
   return {
-    /** At boot: deployments cut off mid-check are failed, so none stays pending forever. */
-    recoverInterrupted: () => repos.deployments.failInterrupted(),
+    /**
+     * At boot: deployments still pending from before this process started were cut off mid-check
+     * by a stop or crash; they are failed, so none stays pending forever.
+     */
+    recoverInterrupted: (processStartedAt: number) => repos.deployments.failInterrupted(processStartedAt),
 
     async list(principal: Principal, projectId: string): Promise<Deployment[]> {
       await visibleProject(principal, projectId);
@@ -85,6 +121,7 @@ export function deploymentsService(deps: {
       input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest },
     ): Promise<Deployment> {
       await visibleProject(principal, projectId);
+      refuseWhileThrottled(projectId);
       const now = clock.now();
       const sha256 = createHash("sha256").update(input.bundle).digest("hex");
       if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
@@ -112,7 +149,15 @@ export function deploymentsService(deps: {
         deploymentId: id,
         version: row.version,
       });
-      return view(await goLive(principal, projectId, row));
+      let result: DeploymentRow;
+      try {
+        result = await goLive(principal, projectId, row);
+      } finally {
+        await prune(projectId).catch(onError);
+      }
+      if (result.status === "failed") throttle.failed(projectId);
+      else throttle.succeeded(projectId);
+      return view(result);
     },
 
     /** Rollback: makes an earlier (not failed) deployment live again. */
