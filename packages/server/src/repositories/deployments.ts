@@ -58,21 +58,20 @@ export function deploymentsRepository(db: Kysely<DB>) {
         .execute();
     },
     /**
-     * Deletes all but the newest `keep` deployments of a project, never the live one nor one still
-     * being checked; returns the ids removed.
+     * Deletes the deployments of a project older than its newest `keep`, except the live one and
+     * one still being checked; returns the ids removed.
      */
     prune: (projectId: string, keep: number) =>
       db.transaction().execute(async (tx) => {
         const old = await tx
           .selectFrom("deployments")
-          .select("id")
+          .select(["id", "status"])
           .where("projectId", "=", projectId)
-          .where("status", "in", ["inactive", "failed"])
           .orderBy("version", "desc")
-          .offset(keep)
           .limit(1_000_000)
+          .offset(keep)
           .execute();
-        const ids = old.map((r) => r.id);
+        const ids = old.filter((r) => r.status === "inactive" || r.status === "failed").map((r) => r.id);
         if (ids.length > 0) await tx.deleteFrom("deployments").where("id", "in", ids).execute();
         return ids;
       }),

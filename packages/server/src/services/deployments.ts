@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { type Deployment, DeploymentManifest, type EntityConfig, idPrefixes } from "@sdk/protocol";
+import {
+  type Deployment,
+  DeploymentManifest,
+  type DeploymentSource,
+  type EntityConfig,
+  idPrefixes,
+} from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -13,6 +19,32 @@ import { DeployThrottle, deployFailuresAllowed } from "./deploy-throttle.ts";
 import { projectNotFound } from "./projects.ts";
 import type { ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
+
+/** What the build adds to every script (the library, its generated entry): not the user's code. */
+const librarySource = /(^|\/)(packages\/(device|protocol)\/src\/|node_modules\/@sdk\/)|^sdk-entry\.js$/;
+
+/** The user's files from a source map's `sourcesContent`, paths relative to the project. */
+function sourcesOf(sourceMap: string | undefined): DeploymentSource {
+  if (!sourceMap) return { files: [] };
+  let map: { sources?: unknown; sourcesContent?: unknown };
+  try {
+    map = JSON.parse(sourceMap);
+  } catch {
+    return { files: [] };
+  }
+  const sources = Array.isArray(map.sources) ? map.sources : [];
+  const contents = Array.isArray(map.sourcesContent) ? map.sourcesContent : [];
+  return {
+    files: sources.flatMap((source, i) => {
+      const text = contents[i];
+      if (typeof source !== "string" || typeof text !== "string") return [];
+      const path = source.replace(/^(\.\.?\/)+/, "");
+      return librarySource.test(path) ? [] : [{ path, text }];
+    }),
+  };
+}
+
+const fileSafe = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "script";
 
 const view = (row: DeploymentRow): Deployment => ({
   id: row.id,
@@ -109,6 +141,29 @@ export function deploymentsService(deps: {
       const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
       if (!row) throw new AppError("not_found", "No such deployment");
       return view(row);
+    },
+
+    /** The deployment's source files, from the source map stored with it. */
+    async source(principal: Principal, projectId: string, deploymentId: string): Promise<DeploymentSource> {
+      const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
+      if (!row) throw new AppError("not_found", "No such deployment");
+      return sourcesOf((await files.readDeployment(projectId, row.id)).sourceMap);
+    },
+
+    /** The bundle as deployed, with a file name made of the project's name and the version. */
+    async bundle(
+      principal: Principal,
+      projectId: string,
+      deploymentId: string,
+    ): Promise<{ bytes: Uint8Array; filename: string }> {
+      const project = await repos.projects.findVisible(viewerOf(principal), projectId);
+      const row = project && (await repos.deployments.find(viewerOf(principal), projectId, deploymentId));
+      if (!project || !row) throw new AppError("not_found", "No such deployment");
+      const { bundle } = await files.readDeployment(projectId, row.id);
+      return {
+        bytes: new TextEncoder().encode(bundle),
+        filename: `${fileSafe(project.name)}-v${row.version}.js`,
+      };
     },
 
     /**

@@ -88,6 +88,7 @@ export function createServices({
     allowRegistration: config.allowRegistration,
     sessionMaxAgeDays: config.sessionMaxAgeDays,
     version,
+    deploymentsKept: config.deploymentsKept,
   });
   return {
     audit,
