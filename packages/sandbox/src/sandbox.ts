@@ -150,10 +150,9 @@ export class ProjectSandbox {
 
   /** Stops every timer and frees the module. Instances get no disconnect call. */
   dispose(): void {
-    if (this.disposed) return;
     for (const timers of this.#devices.values()) timers.clearAll();
     this.#devices.clear();
-    this.#module.dispose(() => this.#entries?.dispose());
+    this.#module.dispose(() => this.#entries?.dispose()); // nothing when already disposed or abandoned
   }
 
   #evaluate(bundle: string): void {
@@ -214,6 +213,7 @@ export class ProjectSandbox {
       }
     });
     if (hostOverflow) {
+      this.#module.abandon();
       this.#stop(hostStackOverflowMessage);
       return false;
     }
@@ -279,8 +279,9 @@ export class ProjectSandbox {
     try {
       return fn();
     } catch (thrown) {
-      if (isHostStackOverflow(thrown)) throw new ScriptLoadError(hostStackOverflowMessage);
-      throw thrown;
+      if (!isHostStackOverflow(thrown)) throw thrown;
+      this.#module.abandon();
+      throw new ScriptLoadError(hostStackOverflowMessage);
     }
   }
 

@@ -90,6 +90,15 @@ export class ProjectModule {
     }
   }
 
+  /**
+   * Drops the module without freeing anything in it: after the host's stack ran out inside the wasm,
+   * QuickJS's own bookkeeping is half-way through a call and freeing would abort. Its memory is
+   * the project's alone and goes with the last reference.
+   */
+  abandon(): void {
+    this.#disposed = true;
+  }
+
   /** Frees the context and runtime; `release` frees handles that belong to them first. */
   dispose(release: () => void = () => {}): void {
     if (this.#disposed) return;
