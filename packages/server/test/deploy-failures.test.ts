@@ -69,6 +69,25 @@ test("endless recursion in onMessage logs a stack overflow at the TypeScript lin
   assert.equal((await raw(`${s.url}/health`)).status, 200);
 });
 
+test("a server error while a deploy is checked fails the deployment instead of leaving it pending", async (t) => {
+  const s = await scriptProject(t);
+  await s.client.api.setEnvVar({ params: { projectId: s.project.id, name: "KEY" }, body: { value: "v" } });
+  // The stored value no longer decrypts (as with a secret.key that does not belong to the database).
+  const sqlite = new DatabaseSync(path.join(s.dataDir, "sdk.db"));
+  try {
+    sqlite.prepare("UPDATE env_vars SET value_encrypted = ?").run("not a sealed value");
+  } finally {
+    sqlite.close();
+  }
+  await assert.rejects(
+    deploy(t, s.client, s.project.id, fine),
+    (e: any) => e.status === 500 && e.code === "internal_error",
+  );
+  const [d] = await s.client.api.listDeployments({ params: { projectId: s.project.id } });
+  assert.equal(d!.status, "failed");
+  assert.match(d!.error!, /the server could not check this deployment/);
+});
+
 test("a deploy cut off by kill -9 is failed with a reason when the server starts again", async (t) => {
   // A top level that never ends, with a load deadline long enough to kill the server inside it.
   const first = await startServerProcess(t, undefined, { SCRIPT_LOAD_TIMEOUT_MS: "60000" });

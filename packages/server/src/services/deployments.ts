@@ -94,7 +94,7 @@ export function deploymentsService(deps: {
       if (!scriptError && row.status !== "pending") throw error;
       const reason = scriptError
         ? error.message
-        : `the server could not check this deployment (${(error as Error)?.message ?? String(error)}); deploy it again`;
+        : "the server could not check this deployment (an internal error; the server log has the details); deploy it again";
       await repos.deployments.markFailed(row.id, reason);
       await bus.publish("deployment.failed", { actorId: principal.user.id, projectId, deploymentId: row.id });
       if (!scriptError) throw error;
