@@ -229,6 +229,12 @@ export function scriptHostService(deps: {
           if (previous) for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
           attachAll(projectId, sandbox);
           if (sandbox.fault !== null) {
+            logAll(
+              projectId,
+              previous && !previous.sandbox.disposed
+                ? "the new deployment stopped while starting and was not made live; the previous one runs again"
+                : "the new deployment stopped while starting and was not made live",
+            );
             restorePrevious();
             throw new ScriptLoadError(sandbox.fault);
           }
