@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ScriptLoadError } from "../src/index.ts";
-import { bundle, load } from "./helpers.ts";
+import { ProjectSandbox, ScriptLoadError } from "../src/index.ts";
+import { bundle, load, RecordingHost } from "./helpers.ts";
 
 const deep = `import { DeviceScript } from "@sdk/device";
 function dive(n: number): number {
@@ -53,8 +53,6 @@ function dive(n: number): number {
 }
 dive(0);
 export default class Deep extends DeviceScript {}`);
-  const { ProjectSandbox } = await import("../src/index.ts");
-  const { RecordingHost } = await import("./helpers.ts");
   await assert.rejects(
     ProjectSandbox.load({ projectId: "p1", bundle: script, env: {}, host: new RecordingHost() }),
     (e: unknown) => e instanceof ScriptLoadError && /stack overflow/.test(e.message),

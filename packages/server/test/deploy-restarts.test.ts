@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
+import { SimulatedDevice } from "@sdk/simulator";
+import { deployScript as deploy, startTestServer, waitUntil } from "@sdk/test-helpers";
 import { scriptProject } from "./helpers/script-project.ts";
 
 const alloc = "const a: number[][] = []; while (true) a.push(new Array(100000).fill(1));";
@@ -76,14 +77,12 @@ test("after a server restart the live version runs", async (t) => {
   await deploy(t, first.client, first.project.id, version("A"));
   const b = await deploy(t, first.client, first.project.id, version("B"));
   await first.server.close();
-  const { startTestServer } = await import("@sdk/test-helpers");
   const again = await startTestServer(t, { env, dataDir: first.dataDir });
   const client = again.client(first.client.token);
   const { device: d, credentials } = await client.api.createDevice({
     params: { projectId: first.project.id },
     body: { name: "d", board: "pico_w" },
   });
-  const { SimulatedDevice } = await import("@sdk/simulator");
   const sim = new SimulatedDevice({
     server: new URL(again.url).host,
     deviceId: d.id,
