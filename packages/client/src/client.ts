@@ -106,6 +106,11 @@ export class SdkClient {
     });
   }
 
+  /** A deployment's bundle (`script.js`) as it was deployed. */
+  downloadDeploymentBundle(deployment: { projectId: string; deploymentId: string }): Promise<Uint8Array> {
+    return this.api.downloadDeploymentBundle({ params: deployment });
+  }
+
   /** Liveness: `{ status: "ok" }`. */
   health(): Promise<{ status: string }> {
     return this.request("GET", "/health");

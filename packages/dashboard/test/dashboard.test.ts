@@ -524,3 +524,50 @@ test("errors in plain words with their docs link, confirmations, and a session t
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Account", level: 1 }).waitFor(wait);
 });
+
+test("deployments: the source of any version, its bundle as a download, and how many are kept", async (t) => {
+  const b = needBrowser(t);
+  if (!b) return;
+  const { url } = await startServer(t, { DEPLOYMENTS_KEPT: "5" });
+  const anon = new SdkClient({ baseUrl: url }).api;
+  const owner = await anon.register({ body: { email: "owner@example.com", password, issueToken: true } });
+  const ownerApi = new SdkClient({ baseUrl: url, token: owner.token!.token }).api;
+  const project = await ownerApi.createProject({ body: { name: "Lab" } });
+  const first = await buildScript(t, script, []);
+  const second = await buildScript(t, script.replace("thermostat script started", "version two"), []);
+  for (const built of [first, second]) {
+    await ownerApi.createDeployment({
+      params: { projectId: project.id },
+      body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+    });
+  }
+  const { page } = await openPage(t, b);
+  await page.goto(`${url}/projects/${project.id}`);
+  await page.getByLabel("Email").fill("owner@example.com");
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Lab", level: 1 }).waitFor(wait);
+  await page
+    .getByTestId("deployments-kept")
+    .getByText("The server keeps each project's last 5 deployments")
+    .waitFor(wait);
+
+  // The source of the older version: its file and text, from the source map.
+  await page.getByRole("button", { name: "Source of v1" }).click();
+  const source = page.getByRole("region", { name: "Source of v1" });
+  await source.getByText("src/index.ts", { exact: true }).waitFor(wait);
+  await source.getByText('console.log("thermostat script started");').waitFor(wait);
+  assert.equal(await source.getByText("version two").count(), 0);
+  await shot(page, "deployment-source");
+
+  // Its bundle downloads as the file it was deployed as.
+  const [download] = await Promise.all([
+    page.waitForEvent("download", wait),
+    page.getByRole("link", { name: "Download bundle of v1" }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), "Lab-v1.js");
+  const saved = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-download-")), "bundle.js");
+  onEnd(t, () => fs.rmSync(path.dirname(saved), { recursive: true, force: true }));
+  await download.saveAs(saved);
+  assert.equal(fs.readFileSync(saved, "utf8"), first.bundle);
+});

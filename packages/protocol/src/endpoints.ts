@@ -27,6 +27,8 @@ import {
   AuditEntry,
   CreatedApiToken,
   Deployment,
+  DeploymentBundle,
+  DeploymentSource,
   Device,
   DeviceCredentials,
   EnvVar,
@@ -366,6 +368,22 @@ export const endpoints = {
     summary: "Make an earlier deployment live again (rollback)",
     access: "user",
     result: Deployment,
+  }),
+  getDeploymentSource: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/deployments/:deploymentId/source",
+    summary:
+      "The deployment's source files with their text, from its source map (the `@sdk/device` library left out); none when it was deployed without a map",
+    access: "user",
+    result: DeploymentSource,
+  }),
+  downloadDeploymentBundle: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/deployments/:deploymentId/bundle",
+    summary: "The deployment's bundle as deployed, as `<project>-v<version>.js`",
+    access: "user",
+    result: DeploymentBundle,
+    binary: "result",
   }),
   listEntities: endpoint({
     method: "GET",

@@ -116,6 +116,12 @@ export const errorCatalog = {
     description:
       "Too many failed sign-in or registration attempts from this address or for this account in a short window. Wait for the number of seconds in the `Retry-After` header, then try again. Only login and register are rate limited.",
   },
+  deploys_throttled: {
+    status: 429,
+    message: "Too many failed deploys of this project",
+    description:
+      "The project's last deploys all failed (the script did not load or crashed while starting). After 3 failed deploys in a row the next one waits 10 seconds, and the pause doubles with each further failure, up to 5 minutes. Wait for the number of seconds in the `Retry-After` header, fix the error shown on the failed deployment, and deploy again. A deploy that goes live resets the count; other projects are not affected.",
+  },
   internal_error: {
     status: 500,
     message: "Internal server error",

@@ -75,6 +75,10 @@ export const ServerInfo = z.object({
   version: z.string(),
   setupRequired: z.boolean().describe("True until the first (admin) account is registered."),
   registrationOpen: z.boolean(),
+  deploymentsKept: z
+    .number()
+    .int()
+    .describe("How many deployments each project keeps (`DEPLOYMENTS_KEPT`); the live one is never removed."),
 });
 export type ServerInfo = z.infer<typeof ServerInfo>;
 
@@ -109,6 +113,21 @@ export const Deployment = z.object({
   activatedAt: Timestamp.nullable(),
 });
 export type Deployment = z.infer<typeof Deployment>;
+
+/** A deployment's sources, as its source map carries them (`sourcesContent`). */
+export const DeploymentSource = z.object({
+  files: z.array(
+    z.object({
+      path: z.string().describe("As the build saw it, relative to the project: `src/index.ts`."),
+      text: z.string(),
+    }),
+  ),
+});
+export type DeploymentSource = z.infer<typeof DeploymentSource>;
+
+export const DeploymentBundle = z
+  .custom<Uint8Array>((value) => value instanceof Uint8Array, "must be raw bytes")
+  .describe("The bundle (`script.js`) as deployed");
 
 /** Firmware images: a UF2 file of at most 4 MiB (the Pico 2 W's whole flash). */
 export const firmwareLimits = { uf2MaxBytes: 4 * 1024 * 1024 } as const;

@@ -17,6 +17,8 @@ export interface GuestHostContext {
   interrupted(): boolean;
   /** An allocation failed in the guest, even if the script then caught the error. */
   outOfMemory(): void;
+  /** The guest ran out of stack, even if the script then caught the error; `stack` is the guest's. */
+  stackOverflow(stack: string): void;
   mapStack(stack: string): string;
 }
 
@@ -59,6 +61,7 @@ export function guestHostFunctions(context: GuestHostContext): GuestHostFunction
       // An interrupt the guest caught and reported is logged once, by the sandbox, as a timeout.
       if (context.interrupted() || stack.startsWith("InternalError: interrupted")) return;
       if (stack.startsWith("InternalError: out of memory")) return context.outOfMemory();
+      if (stack.startsWith("InternalError: stack overflow")) return context.stackOverflow(stack);
       if (context.timers(deviceId)) host.log(deviceId, "error", context.mapStack(stack));
     },
     setTimer: (deviceId, timerId, delayMs, repeat) => attached(deviceId).set(timerId, delayMs, repeat),

@@ -1,9 +1,13 @@
 import type { GuestEntryName, GuestEntryPoints } from "@sdk/device/abi";
 import { Deadline } from "./deadline.ts";
 import {
+  collapseRepeats,
   type GuestError,
+  hostStackOverflowMessage,
+  isHostStackOverflow,
   isInterrupt,
   isOutOfMemory,
+  isStackOverflow,
   ScriptLoadError,
   scriptTimeoutMessage,
 } from "./errors.ts";
@@ -48,6 +52,9 @@ export class ProjectSandbox {
   #entries: GuestEntries | undefined;
   /** An allocation failed in the guest, even if the script caught the error. */
   #outOfMemoryReported = false;
+  #fault: string | null = null;
+  /** The guest ran out of stack and reported it (the runtime catches handler errors): its mapped stack. */
+  #stackOverflowReported: string | null = null;
   #env: Record<string, string>;
 
   private constructor(module: ProjectModule, options: LoadOptions, limits: SandboxLimits) {
@@ -66,6 +73,9 @@ export class ProjectSandbox {
       interrupted: () => this.#deadline.expired,
       outOfMemory: () => {
         this.#outOfMemoryReported = true;
+      },
+      stackOverflow: (stack) => {
+        this.#stackOverflowReported ??= collapseRepeats(this.#mapper.mapStack(stack));
       },
       mapStack: (stack) => this.#mapper.mapStack(stack),
     });
@@ -92,6 +102,11 @@ export class ProjectSandbox {
 
   get disposed(): boolean {
     return this.#module.disposed;
+  }
+
+  /** Why the sandbox stopped itself (memory cap, stack overflow, runaway promise jobs), or null. */
+  get fault(): string | null {
+    return this.#fault;
   }
 
   /** Devices with an instance of the script. */
@@ -135,10 +150,9 @@ export class ProjectSandbox {
 
   /** Stops every timer and frees the module. Instances get no disconnect call. */
   dispose(): void {
-    if (this.disposed) return;
     for (const timers of this.#devices.values()) timers.clearAll();
     this.#devices.clear();
-    this.#module.dispose(() => this.#entries?.dispose());
+    this.#module.dispose(() => this.#entries?.dispose()); // nothing when already disposed or abandoned
   }
 
   #evaluate(bundle: string): void {
@@ -146,7 +160,7 @@ export class ProjectSandbox {
     const failed = (handle: Parameters<ProjectModule["takeError"]>[0]) =>
       new ScriptLoadError(this.#describe(this.#module.takeError(handle), "the script failed to load"));
     this.#deadline.run(this.#limits.loadTimeoutMs, () => {
-      const result = ctx.evalCode(bundle, "script.js", { type: "module" });
+      const result = this.#guarded(() => ctx.evalCode(bundle, "script.js", { type: "module" }));
       if (result.error) throw failed(result.error);
       let namespace = result.value;
       const jobs = runtime.executePendingJobs();
@@ -183,16 +197,36 @@ export class ProjectSandbox {
   ): boolean {
     if (this.disposed || !this.#entries) return false;
     const entries = this.#entries;
+    let hostOverflow = false;
     const error = this.#deadline.run(this.#limits.timeoutMs, (): GuestError | null => {
-      const result = entries.call(name, args);
-      if (result.error) return this.#module.takeError(result.error);
-      result.value.dispose();
-      if (this.disposed) return null;
-      const jobs = this.#module.runtime.executePendingJobs();
-      return jobs.error ? this.#module.takeError(jobs.error) : null;
+      try {
+        const result = entries.call(name, args);
+        if (result.error) return this.#module.takeError(result.error);
+        result.value.dispose();
+        if (this.disposed) return null;
+        const jobs = this.#module.runtime.executePendingJobs();
+        return jobs.error ? this.#module.takeError(jobs.error) : null;
+      } catch (thrown) {
+        if (!isHostStackOverflow(thrown)) throw thrown;
+        hostOverflow = true;
+        return null;
+      }
     });
+    if (hostOverflow) {
+      this.#module.abandon();
+      this.#stop(hostStackOverflowMessage);
+      return false;
+    }
+    if (isStackOverflow(error)) {
+      this.#stop(this.#describe(error!, "stack overflow"));
+      return false;
+    }
+    if (this.#stackOverflowReported !== null) {
+      this.#stop(this.#stackOverflowReported);
+      return false;
+    }
     if (this.#outOfMemoryReported || isOutOfMemory(error) || this.#module.full) {
-      this.#fault(
+      this.#stop(
         `memory limit exceeded: the project's scripts reached the ${(this.#limits.memoryBytes / 1048576).toFixed(0)} MB cap`,
       );
       return false;
@@ -210,7 +244,7 @@ export class ProjectSandbox {
       );
     }
     if (timedOut && !this.#drainLeftoverJobs()) {
-      this.#fault("a chain of promise jobs kept running past the deadline");
+      this.#stop("a chain of promise jobs kept running past the deadline");
     }
     return false;
   }
@@ -230,17 +264,31 @@ export class ProjectSandbox {
     });
   }
 
-  #fault(reason: string): void {
+  /** The guest reached a limit that stops the whole sandbox; `reason` goes to every attached device's log. */
+  #stop(reason: string): void {
+    if (this.#fault !== null) return;
+    this.#fault = reason;
     for (const deviceId of this.devices)
-      this.#host.log(deviceId, "error", `${reason}; the project's scripts were stopped and will restart`);
+      this.#host.log(deviceId, "error", `${reason}\nThe project's scripts were stopped.`);
     this.dispose();
     this.#onFault?.(reason);
+  }
+
+  /** Evaluating the bundle can exhaust the host's stack too; that is the script's error, not the server's. */
+  #guarded<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (thrown) {
+      if (!isHostStackOverflow(thrown)) throw thrown;
+      this.#module.abandon();
+      throw new ScriptLoadError(hostStackOverflowMessage);
+    }
   }
 
   #describe(error: GuestError, fallback: string): string {
     if (isInterrupt(error)) return scriptTimeoutMessage;
     const head = `${error.name ?? "Error"}: ${error.message ?? fallback}`;
-    return error.stack ? `${head}\n${this.#mapper.mapStack(error.stack)}` : head;
+    return error.stack ? collapseRepeats(`${head}\n${this.#mapper.mapStack(error.stack)}`) : head;
   }
 
   #settle(deviceId: string, commandId: number, ok: boolean, json: string): void {

@@ -21,6 +21,7 @@ interface WasmApi {
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 const wasmPage = 64 * 1024;
+const guestStackBytes = 256 * 1024;
 let compiled: Promise<CompiledWasm> | undefined;
 
 /** QuickJS compiled once per process; each project instantiates it with a memory of its own. */
@@ -48,7 +49,8 @@ export class ProjectModule {
     this.#module = module;
     this.#capBytes = capBytes;
     this.runtime = module.newRuntime();
-    this.runtime.setMaxStackSize(1024 * 1024);
+    // Small enough that QuickJS reports "stack overflow" before the host's own stack runs out.
+    this.runtime.setMaxStackSize(guestStackBytes);
     // QuickJS counts its own allocations against this; `full` catches the rest.
     this.runtime.setMemoryLimit(capBytes);
     this.ctx = this.runtime.newContext();
@@ -86,6 +88,15 @@ export class ProjectModule {
     } finally {
       handle.dispose();
     }
+  }
+
+  /**
+   * Drops the module without freeing anything in it: after the host's stack ran out inside the wasm,
+   * QuickJS's own bookkeeping is half-way through a call and freeing would abort. Its memory is
+   * the project's alone and goes with the last reference.
+   */
+  abandon(): void {
+    this.#disposed = true;
   }
 
   /** Frees the context and runtime; `release` frees handles that belong to them first. */

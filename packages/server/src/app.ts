@@ -106,6 +106,7 @@ export function createLogger(config: Config): Logger {
 export async function createServer(options: ServerOptions): Promise<Server> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
+  const processStartedAt = clock.now();
   const logger = options.logger ?? createLogger(config);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -125,7 +126,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     serverUrl: () => config.publicUrl ?? server.url,
   });
   await services.deviceLink.markAllOffline();
-  await services.deployments.recoverInterrupted();
+  await services.deployments.recoverInterrupted(processStartedAt);
 
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,

@@ -41,7 +41,11 @@ export interface Config {
     timeoutMs: number;
     /** Memory cap of one project's scripts. */
     memoryLimitMb: number;
+    /** Deadline of evaluating a bundle's top level (a deploy's trial load, a restart). */
+    loadTimeoutMs: number;
   };
+  /** How many deployments each project keeps; the live one is never removed. */
+  deploymentsKept: number;
 }
 
 export class ConfigError extends Error {}
@@ -165,6 +169,8 @@ export function loadConfig(
     scripts: {
       timeoutMs: integer(env, "SCRIPT_TIMEOUT_MS", 100, 5, 60_000),
       memoryLimitMb: integer(env, "SCRIPT_MEMORY_LIMIT_MB", 64, 8, 2048),
+      loadTimeoutMs: integer(env, "SCRIPT_LOAD_TIMEOUT_MS", 250, 10, 60_000),
     },
+    deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
   };
 }

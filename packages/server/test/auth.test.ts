@@ -27,6 +27,7 @@ test("the first account becomes admin, later ones members; emails are normalised
     version: "0.1.0",
     setupRequired: true,
     registrationOpen: true,
+    deploymentsKept: 20,
   });
   const first = await anon.api.register({ body: { email: "  Alice@Example.COM ", password } });
   assert.equal(first.user.email, "alice@example.com");

@@ -9,7 +9,13 @@ import { tempDir } from "./temp.ts";
 export async function buildScript(
   t: TestContext,
   script: string,
-  options: { board?: "pico_w" | "pico2_w"; entities?: unknown[]; skipTypeCheck?: boolean } = {},
+  options: {
+    board?: "pico_w" | "pico2_w";
+    entities?: unknown[];
+    skipTypeCheck?: boolean;
+    /** More files of the project, by path relative to it (`src/util.ts`). */
+    files?: Record<string, string>;
+  } = {},
 ) {
   const dir = tempDir(t, "sdk-project-");
   fs.mkdirSync(path.join(dir, "src"));
@@ -21,6 +27,8 @@ export async function buildScript(
     })});\n`,
   );
   fs.writeFileSync(path.join(dir, "src", "index.ts"), script);
+  for (const [file, text] of Object.entries(options.files ?? {}))
+    fs.writeFileSync(path.join(dir, file), text);
   const result = await build({ projectDir: dir, skipTypeCheck: options.skipTypeCheck });
   if (!result.ok)
     throw new Error(

@@ -45,14 +45,36 @@ export function deploymentsRepository(db: Kysely<DB>) {
           .execute();
         return { ...row, version };
       }),
-    /** At boot: a deployment still pending was cut off by a stop or crash. */
-    failInterrupted: async () => {
+    /** At boot: a deployment still pending from before this process started was cut off by a stop or crash. */
+    failInterrupted: async (before: number) => {
       await db
         .updateTable("deployments")
-        .set({ status: "failed", error: "the server stopped while this deployment was being checked" })
+        .set({
+          status: "failed",
+          error: "the server stopped while this deployment was being checked; deploy it again",
+        })
         .where("status", "=", "pending")
+        .where("createdAt", "<", before)
         .execute();
     },
+    /**
+     * Deletes the deployments of a project older than its newest `keep`, except the live one and
+     * one still being checked; returns the ids removed.
+     */
+    prune: (projectId: string, keep: number) =>
+      db.transaction().execute(async (tx) => {
+        const old = await tx
+          .selectFrom("deployments")
+          .select(["id", "status"])
+          .where("projectId", "=", projectId)
+          .orderBy("version", "desc")
+          .limit(1_000_000)
+          .offset(keep)
+          .execute();
+        const ids = old.filter((r) => r.status === "inactive" || r.status === "failed").map((r) => r.id);
+        if (ids.length > 0) await tx.deleteFrom("deployments").where("id", "in", ids).execute();
+        return ids;
+      }),
     markFailed: async (id: string, error: string) => {
       await db.updateTable("deployments").set({ status: "failed", error }).where("id", "=", id).execute();
     },

@@ -52,6 +52,7 @@ export interface AuthServiceDeps {
   allowRegistration: boolean;
   sessionMaxAgeDays: number;
   version: string;
+  deploymentsKept: number;
 }
 
 export function authService({
@@ -62,6 +63,7 @@ export function authService({
   allowRegistration,
   sessionMaxAgeDays,
   version,
+  deploymentsKept,
 }: AuthServiceDeps) {
   const sessionMaxAgeMs = sessionMaxAgeDays * 86_400_000;
   const revoke = (revocation: Revocation) => bus.publish("credential.revoked", revocation);
@@ -108,7 +110,12 @@ export function authService({
   return {
     async serverInfo(): Promise<ServerInfo> {
       const users = await repos.users.count();
-      return { version, setupRequired: users === 0, registrationOpen: users === 0 || allowRegistration };
+      return {
+        version,
+        setupRequired: users === 0,
+        registrationOpen: users === 0 || allowRegistration,
+        deploymentsKept,
+      };
     },
 
     /** The first account becomes admin. With ALLOW_REGISTRATION=false only that first account may register. */

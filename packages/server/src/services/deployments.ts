@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { type Deployment, DeploymentManifest, type EntityConfig, idPrefixes } from "@sdk/protocol";
+import {
+  type Deployment,
+  DeploymentManifest,
+  type DeploymentSource,
+  type EntityConfig,
+  idPrefixes,
+} from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -9,9 +15,36 @@ import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
 import { type Principal, viewerOf } from "./auth.ts";
+import { DeployThrottle, deployFailuresAllowed } from "./deploy-throttle.ts";
 import { projectNotFound } from "./projects.ts";
 import type { ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
+
+/** What the build adds to every script (the library, its generated entry): not the user's code. */
+const librarySource = /(^|\/)(packages\/(device|protocol)\/src\/|node_modules\/@sdk\/)|^sdk-entry\.js$/;
+
+/** The user's files from a source map's `sourcesContent`, paths relative to the project. */
+function sourcesOf(sourceMap: string | undefined): DeploymentSource {
+  if (!sourceMap) return { files: [] };
+  let map: { sources?: unknown; sourcesContent?: unknown };
+  try {
+    map = JSON.parse(sourceMap);
+  } catch {
+    return { files: [] };
+  }
+  const sources = Array.isArray(map.sources) ? map.sources : [];
+  const contents = Array.isArray(map.sourcesContent) ? map.sourcesContent : [];
+  return {
+    files: sources.flatMap((source, i) => {
+      const text = contents[i];
+      if (typeof source !== "string" || typeof text !== "string") return [];
+      const path = source.replace(/^(\.\.?\/)+/, "");
+      return librarySource.test(path) ? [] : [{ path, text }];
+    }),
+  };
+}
+
+const fileSafe = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "script";
 
 const view = (row: DeploymentRow): Deployment => ({
   id: row.id,
@@ -33,36 +66,71 @@ export function deploymentsService(deps: {
   scripts: ScriptHostService;
   bus: EventBus;
   clock: Clock;
+  /** How many deployments each project keeps (the live one is always kept). */
+  kept: number;
+  onError: (error: unknown) => void;
 }) {
-  const { repos, files, scripts, bus, clock } = deps;
+  const { repos, files, scripts, bus, clock, kept, onError } = deps;
+  const throttle = new DeployThrottle(clock);
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
   }
 
+  /**
+   * Loads the deployment, runs it for the connected devices, and commits it as the live one. A
+   * script that does not load or stops itself while starting leaves it `failed` with the reason; any
+   * other error fails a new (pending) deployment too, so none is left pending, and is rethrown.
+   */
   async function goLive(principal: Principal, projectId: string, row: DeploymentRow): Promise<DeploymentRow> {
+    let activatedAt = 0;
     try {
-      await scripts.activate(projectId, row.id);
+      await scripts.activate(projectId, row.id, async () => {
+        activatedAt = clock.now();
+        await repos.deployments.activate(projectId, row.id, activatedAt);
+      });
     } catch (error) {
-      if (!(error instanceof ScriptLoadError)) throw error;
-      await repos.deployments.markFailed(row.id, error.message);
+      const scriptError = error instanceof ScriptLoadError;
+      if (!scriptError && row.status !== "pending") throw error;
+      const reason = scriptError
+        ? error.message
+        : "the server could not check this deployment (an internal error; the server log has the details); deploy it again";
+      await repos.deployments.markFailed(row.id, reason);
       await bus.publish("deployment.failed", { actorId: principal.user.id, projectId, deploymentId: row.id });
-      return { ...row, status: "failed", error: error.message };
+      if (!scriptError) throw error;
+      return { ...row, status: "failed", error: reason };
     }
-    const now = clock.now();
-    await repos.deployments.activate(projectId, row.id, now);
     await bus.publish("deployment.activated", {
       actorId: principal.user.id,
       projectId,
       deploymentId: row.id,
       version: row.version,
     });
-    return { ...row, status: "active", error: null, activatedAt: now };
+    return { ...row, status: "active", error: null, activatedAt };
+  }
+
+  function refuseWhileThrottled(projectId: string) {
+    const wait = throttle.retryAfterSeconds(projectId);
+    if (wait === 0) return;
+    throw new AppError(
+      "deploys_throttled",
+      `The last ${throttle.failures(projectId)} deploys of this project failed (after ${deployFailuresAllowed} in a row, deploys pause): try again in ${wait} s, after fixing the error shown on the last failed deployment`,
+      { headers: { "retry-after": String(wait) } },
+    );
+  }
+
+  /** Keeps the newest `kept` deployments of the project and the live one; removes the rest and their files. */
+  async function prune(projectId: string) {
+    const removed = await repos.deployments.prune(projectId, kept);
+    for (const id of removed) await files.removeDeployment(projectId, id);
   }
 
   return {
-    /** At boot: deployments cut off mid-check are failed, so none stays pending forever. */
-    recoverInterrupted: () => repos.deployments.failInterrupted(),
+    /**
+     * At boot: deployments still pending from before this process started were cut off mid-check
+     * by a stop or crash; they are failed, so none stays pending forever.
+     */
+    recoverInterrupted: (processStartedAt: number) => repos.deployments.failInterrupted(processStartedAt),
 
     async list(principal: Principal, projectId: string): Promise<Deployment[]> {
       await visibleProject(principal, projectId);
@@ -75,6 +143,29 @@ export function deploymentsService(deps: {
       return view(row);
     },
 
+    /** The deployment's source files, from the source map stored with it. */
+    async source(principal: Principal, projectId: string, deploymentId: string): Promise<DeploymentSource> {
+      const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
+      if (!row) throw new AppError("not_found", "No such deployment");
+      return sourcesOf((await files.readDeployment(projectId, row.id)).sourceMap);
+    },
+
+    /** The bundle as deployed, with a file name made of the project's name and the version. */
+    async bundle(
+      principal: Principal,
+      projectId: string,
+      deploymentId: string,
+    ): Promise<{ bytes: Uint8Array; filename: string }> {
+      const project = await repos.projects.findVisible(viewerOf(principal), projectId);
+      const row = project && (await repos.deployments.find(viewerOf(principal), projectId, deploymentId));
+      if (!project || !row) throw new AppError("not_found", "No such deployment");
+      const { bundle } = await files.readDeployment(projectId, row.id);
+      return {
+        bytes: new TextEncoder().encode(bundle),
+        filename: `${fileSafe(project.name)}-v${row.version}.js`,
+      };
+    },
+
     /**
      * Stores the bundle, loads it in a sandbox, and makes it live. A bundle that fails to load is
      * recorded as `failed` with the error, and the previous deployment stays live.
@@ -85,6 +176,7 @@ export function deploymentsService(deps: {
       input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest },
     ): Promise<Deployment> {
       await visibleProject(principal, projectId);
+      refuseWhileThrottled(projectId);
       const now = clock.now();
       const sha256 = createHash("sha256").update(input.bundle).digest("hex");
       if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
@@ -112,7 +204,15 @@ export function deploymentsService(deps: {
         deploymentId: id,
         version: row.version,
       });
-      return view(await goLive(principal, projectId, row));
+      let result: DeploymentRow;
+      try {
+        result = await goLive(principal, projectId, row);
+      } finally {
+        await prune(projectId).catch(onError);
+      }
+      if (result.status === "failed") throttle.failed(projectId);
+      else throttle.succeeded(projectId);
+      return view(result);
     },
 
     /** Rollback: makes an earlier (not failed) deployment live again. */

@@ -91,6 +91,7 @@ export function createServices({
     allowRegistration: config.allowRegistration,
     sessionMaxAgeDays: config.sessionMaxAgeDays,
     version,
+    deploymentsKept: config.deploymentsKept,
   });
   return {
     audit,
@@ -105,7 +106,15 @@ export function createServices({
     deviceLink,
     devicePins,
     scripts,
-    deployments: deploymentsService({ repos, files, scripts, bus, clock }),
+    deployments: deploymentsService({
+      repos,
+      files,
+      scripts,
+      bus,
+      clock,
+      kept: config.deploymentsKept,
+      onError,
+    }),
     watch: watchService({ devices, state: deviceState, bus }),
     envVars,
     firmware,

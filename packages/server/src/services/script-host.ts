@@ -16,13 +16,22 @@ interface Running {
   sandbox: ProjectSandbox;
 }
 
+/** What the host keeps per project. Starts, restarts and activations of a project run one at a time. */
+interface ProjectScripts {
+  running?: Running;
+  restarts: number[];
+  queue: Promise<unknown>;
+}
+
 const restartWindowMs = 5 * 60_000;
 const maxRestarts = 3;
 
 /**
  * Runs each project's live deployment for its connected devices: a sandbox per project with
  * connected devices, one script instance per device. Swaps versions without touching device
- * connections, passes env var changes in, and restarts a project whose scripts hit the memory cap.
+ * connections, passes env var changes in, and restarts a project whose scripts stopped themselves
+ * (memory cap, stack overflow), always from the live deployment: the database's `active` row,
+ * which an activation commits before its sandbox may be restarted.
  */
 export function scriptHostService(deps: {
   repos: Pick<Repositories, "deployments" | "devices">;
@@ -32,23 +41,42 @@ export function scriptHostService(deps: {
   logs: DeviceLogsService;
   state: DeviceStateService;
   env: EnvVarsService;
-  limits: { timeoutMs: number; memoryLimitMb: number };
+  limits: { timeoutMs: number; loadTimeoutMs: number; memoryLimitMb: number };
   /** The server's base URL, for absolute `SdkError.docs` in scripts (read when a sandbox loads). */
   docsBaseUrl: () => string;
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
-  const running = new Map<string, Running>();
+  const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
-  const starting = new Map<string, Promise<Running | null>>();
-  const restarts = new Map<string, number[]>();
   let stopped = false;
   let unsubscribe: Unsubscribe[] = [];
 
   const log = (device: DeviceRef, level: LogLevel, message: string) => {
     void logs.append(device, level, "script", message);
   };
+  const logAll = (projectId: string, message: string) => {
+    for (const deviceId of connected.get(projectId)?.keys() ?? [])
+      log({ projectId, deviceId }, "error", message);
+  };
+
+  const scriptsOf = (projectId: string): ProjectScripts => {
+    let p = projects.get(projectId);
+    if (!p) {
+      p = { restarts: [], queue: Promise.resolve() };
+      projects.set(projectId, p);
+    }
+    return p;
+  };
+
+  /** Runs `fn` after every earlier start, restart and activation of the project has finished. */
+  function serial<T>(projectId: string, fn: (p: ProjectScripts) => Promise<T> | T): Promise<T> {
+    const p = scriptsOf(projectId);
+    const result = p.queue.then(() => fn(p));
+    p.queue = result.catch(() => {});
+    return result;
+  }
 
   const hostFor = (projectId: string): SandboxHost => ({
     command: (deviceId, type, args) =>
@@ -74,69 +102,63 @@ export function scriptHostService(deps: {
   /** Loads a deployment into a fresh sandbox. Throws ScriptLoadError when the bundle does not load. */
   async function load(projectId: string, deploymentId: string): Promise<ProjectSandbox> {
     const { bundle, sourceMap } = await files.readDeployment(projectId, deploymentId);
-    return ProjectSandbox.load({
+    const sandbox: ProjectSandbox = await ProjectSandbox.load({
       projectId,
       bundle,
       sourceMap,
       env: await env.forScripts(projectId),
       host: hostFor(projectId),
-      limits: { timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryLimitMb * 1024 * 1024 },
+      limits: {
+        timeoutMs: limits.timeoutMs,
+        loadTimeoutMs: limits.loadTimeoutMs,
+        memoryBytes: limits.memoryLimitMb * 1024 * 1024,
+      },
       docsBaseUrl: deps.docsBaseUrl(),
-      onFault: (reason) => void restart(projectId, reason),
+      onFault: (reason) => faulted(projectId, sandbox, reason),
     });
+    return sandbox;
   }
 
   function attachAll(projectId: string, sandbox: ProjectSandbox) {
     for (const [deviceId, board] of connected.get(projectId) ?? []) sandbox.attach(deviceId, board);
   }
 
-  /** The running scripts of a project, started from its live deployment if needed. */
-  function ensure(projectId: string): Promise<Running | null> {
-    const current = running.get(projectId);
-    if (current) return Promise.resolve(current);
-    let pending = starting.get(projectId);
-    if (!pending) {
-      pending = (async () => {
-        const deployment = await repos.deployments.active(projectId);
-        if (!deployment || stopped) return null;
-        try {
-          const sandbox = await load(projectId, deployment.id);
-          const entry = { deploymentId: deployment.id, sandbox };
-          running.set(projectId, entry);
-          attachAll(projectId, sandbox);
-          return entry;
-        } catch (error) {
-          const message = error instanceof ScriptLoadError ? error.message : String(error);
-          for (const deviceId of connected.get(projectId)?.keys() ?? []) {
-            log({ projectId, deviceId }, "error", `the deployed script could not start: ${message}`);
-          }
-          if (!(error instanceof ScriptLoadError)) onError(error);
-          return null;
-        }
-      })().finally(() => starting.delete(projectId));
-      starting.set(projectId, pending);
-    }
-    return pending;
-  }
-
-  async function restart(projectId: string, reason: string) {
-    running.delete(projectId); // the sandbox disposed itself
-    if (stopped || (connected.get(projectId)?.size ?? 0) === 0) return;
-    const now = Date.now();
-    const recent = (restarts.get(projectId) ?? []).filter((t) => t > now - restartWindowMs);
-    recent.push(now);
-    restarts.set(projectId, recent);
-    if (recent.length > maxRestarts) {
-      for (const deviceId of connected.get(projectId)?.keys() ?? []) {
-        log(
-          { projectId, deviceId },
-          "error",
-          `scripts stopped: they failed ${recent.length} times within 5 minutes (${reason}); deploy again to restart them`,
-        );
-      }
+  /** Starts the live deployment for the connected devices (inside `serial`). */
+  async function start(projectId: string, p: ProjectScripts): Promise<void> {
+    if (p.running || stopped || !connected.get(projectId)?.size) return;
+    const deployment = await repos.deployments.active(projectId);
+    if (!deployment || stopped || !connected.get(projectId)?.size) return;
+    let sandbox: ProjectSandbox;
+    try {
+      sandbox = await load(projectId, deployment.id);
+    } catch (error) {
+      const message = error instanceof ScriptLoadError ? error.message : String(error);
+      logAll(projectId, `the deployed script could not start: ${message}`);
+      if (!(error instanceof ScriptLoadError)) onError(error);
       return;
     }
-    await ensure(projectId);
+    if (stopped || !connected.get(projectId)?.size) return sandbox.dispose();
+    p.running = { deploymentId: deployment.id, sandbox };
+    attachAll(projectId, sandbox);
+  }
+
+  /** A sandbox stopped itself. Only the running one matters: a replaced or trial sandbox is never restarted. */
+  function faulted(projectId: string, sandbox: ProjectSandbox, reason: string) {
+    const p = projects.get(projectId);
+    if (!p || p.running?.sandbox !== sandbox) return;
+    p.running = undefined;
+    if (stopped || !connected.get(projectId)?.size) return;
+    const now = Date.now();
+    p.restarts = p.restarts.filter((t) => t > now - restartWindowMs);
+    p.restarts.push(now);
+    if (p.restarts.length > maxRestarts) {
+      logAll(
+        projectId,
+        `scripts stopped: they failed ${p.restarts.length} times within 5 minutes (${reason.split("\n")[0]}); deploy again to restart them`,
+      );
+      return;
+    }
+    serial(projectId, (q) => start(projectId, q)).catch(onError);
   }
 
   function connect(device: DeviceRef, board: Board) {
@@ -146,22 +168,24 @@ export function scriptHostService(deps: {
       connected.set(device.projectId, devices);
     }
     devices.set(device.deviceId, board);
-    void ensure(device.projectId).then((entry) => {
-      if (entry && devices.has(device.deviceId)) entry.sandbox.attach(device.deviceId, board);
-    }, onError);
+    serial(device.projectId, async (p) => {
+      if (!p.running) return start(device.projectId, p);
+      if (devices.has(device.deviceId)) p.running.sandbox.attach(device.deviceId, board);
+    }).catch(onError);
   }
 
   function disconnect(device: DeviceRef) {
     const devices = connected.get(device.projectId);
     devices?.delete(device.deviceId);
-    const entry = running.get(device.projectId);
+    const p = projects.get(device.projectId);
+    const entry = p?.running;
     entry?.sandbox.detach(device.deviceId);
     if (devices && devices.size === 0) {
       connected.delete(device.projectId);
       // No device left: free the project's memory until one connects again.
-      if (entry) {
+      if (entry && p) {
         entry.sandbox.dispose();
-        running.delete(device.projectId);
+        p.running = undefined;
       }
     }
   }
@@ -175,11 +199,11 @@ export function scriptHostService(deps: {
         bus.subscribe("device.connected", (device) => connect(device, device.board)),
         bus.subscribe("device.disconnected", disconnect),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
-          running.get(projectId)?.sandbox.deliver(deviceId, message);
+          projects.get(projectId)?.running?.sandbox.deliver(deviceId, message);
         }),
         // Returned, so the request that changed a variable answers once running scripts see it.
         bus.subscribe("env.changed", async ({ projectId }) => {
-          const entry = running.get(projectId);
+          const entry = projects.get(projectId)?.running;
           if (!entry) return;
           entry.sandbox.setEnv(await env.forScripts(projectId));
         }),
@@ -187,32 +211,61 @@ export function scriptHostService(deps: {
     },
 
     /**
-     * Runs a new live deployment: loads it, then moves every connected device's instance from the
-     * old version to the new one (onDeviceDisconnect on the old, onDeviceConnect on the new). The
-     * device connections stay up. With no device connected it only checks that the bundle loads.
-     * Throws ScriptLoadError (a syntax error, an exception at top level), leaving the old version.
+     * Makes a deployment live: loads it (the trial: a bundle that does not load throws
+     * ScriptLoadError), moves every connected device's instance from the old version to the new one
+     * (onDeviceDisconnect on the old, onDeviceConnect on the new; the device connections stay up),
+     * then `commit`s (the database makes it the live one) and only then runs it. A version whose
+     * sandbox stops itself while its instances start (memory cap, stack overflow) throws
+     * ScriptLoadError with the reason, and the old version's instances start again.
      */
-    async activate(projectId: string, deploymentId: string): Promise<void> {
-      restarts.delete(projectId);
-      await starting.get(projectId);
-      const sandbox = await load(projectId, deploymentId);
-      if (!connected.has(projectId)) {
-        sandbox.dispose(); // it starts when a device connects
-        return;
-      }
-      const previous = running.get(projectId);
-      if (previous) {
-        for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
-        previous.sandbox.dispose();
-      }
-      running.set(projectId, { deploymentId, sandbox });
-      attachAll(projectId, sandbox);
+    activate(projectId: string, deploymentId: string, commit: () => Promise<void>): Promise<void> {
+      return serial(projectId, async (p) => {
+        const sandbox = await load(projectId, deploymentId);
+        const previous = p.running;
+        const restorePrevious = () => {
+          if (previous && !previous.sandbox.disposed) attachAll(projectId, previous.sandbox);
+        };
+        if (connected.get(projectId)?.size) {
+          if (previous) for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
+          attachAll(projectId, sandbox);
+          if (sandbox.fault !== null) {
+            logAll(
+              projectId,
+              previous && !previous.sandbox.disposed
+                ? "the new deployment stopped while starting and was not made live; the previous one runs again"
+                : "the new deployment stopped while starting and was not made live",
+            );
+            restorePrevious();
+            throw new ScriptLoadError(sandbox.fault);
+          }
+        }
+        try {
+          await commit();
+        } catch (error) {
+          sandbox.dispose();
+          restorePrevious();
+          throw error;
+        }
+        p.restarts = [];
+        previous?.sandbox.dispose();
+        p.running = undefined;
+        if (stopped || !connected.get(projectId)?.size || sandbox.disposed) {
+          sandbox.dispose();
+          // A sandbox that stopped itself after its trial is the live one now: it starts again.
+          if (!stopped && connected.get(projectId)?.size) await start(projectId, p);
+          return;
+        }
+        p.running = { deploymentId, sandbox };
+        const devices = connected.get(projectId)!;
+        for (const deviceId of sandbox.devices) if (!devices.has(deviceId)) sandbox.detach(deviceId);
+        attachAll(projectId, sandbox);
+      });
     },
 
     /** Delivers a message to the device's script. */
     deliver(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
-      const entry = running.get(device.projectId);
+      const entry = projects.get(device.projectId)?.running;
       if (!entry?.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
     },
 
@@ -227,18 +280,18 @@ export function scriptHostService(deps: {
     },
 
     /** Which deployment runs for a project right now (for tests and status). */
-    runningDeployment: (projectId: string) => running.get(projectId)?.deploymentId ?? null,
+    runningDeployment: (projectId: string) => projects.get(projectId)?.running?.deploymentId ?? null,
 
-    /** Waits until a starting project's scripts are up (tests). */
+    /** Waits until the project's starts, restarts and activations queued so far are done (tests). */
     settled: async (projectId: string) => {
-      await starting.get(projectId);
+      await projects.get(projectId)?.queue;
     },
 
     stop(): void {
       stopped = true;
       for (const off of unsubscribe.splice(0)) off();
-      for (const entry of running.values()) entry.sandbox.dispose();
-      running.clear();
+      for (const p of projects.values()) p.running?.sandbox.dispose();
+      projects.clear();
     },
   };
 }

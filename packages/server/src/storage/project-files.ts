@@ -46,6 +46,10 @@ export class ProjectFiles {
     return { bundle, sourceMap };
   }
 
+  async removeDeployment(projectId: string, deploymentId: string): Promise<void> {
+    await fs.rm(this.deploymentDir(projectId, deploymentId), { recursive: true, force: true });
+  }
+
   async remove(projectId: string): Promise<void> {
     await fs.rm(this.dir(projectId), { recursive: true, force: true });
   }

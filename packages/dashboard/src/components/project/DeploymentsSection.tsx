@@ -1,11 +1,14 @@
 import type { Deployment, DeploymentStatus } from "@sdk/protocol";
+import { Fragment, useState } from "react";
 import { api } from "../../api.ts";
 import type { LoadResult } from "../../hooks/useLoad.ts";
 import { useUserNames } from "../../hooks/useUserNames.ts";
+import { useServerInfo } from "../../session.tsx";
 import { ConfirmButton } from "../ConfirmButton.tsx";
 import { DataTable } from "../DataTable.tsx";
 import { ListSection } from "../ListSection.tsx";
 import { RelativeTime } from "../Time.tsx";
+import { bundleUrl, DeploymentSource } from "./DeploymentSource.tsx";
 
 const statusWords: Record<DeploymentStatus, string> = {
   active: "Live",
@@ -29,6 +32,8 @@ export function DeploymentsSection({
   onActivated: () => void;
 }) {
   const userName = useUserNames();
+  const kept = useServerInfo()?.deploymentsKept;
+  const [shown, setShown] = useState<string | null>(null);
   const live = deployments.data?.find((d) => d.status === "active")?.version ?? 0;
   // Going back to an older version is a rollback; a newer one that is not live can be made live too.
   const verb = (version: number) => (version < live ? "Roll back to" : "Make live:");
@@ -38,6 +43,14 @@ export function DeploymentsSection({
       title="Deployments"
       list={deployments}
       what="deployments"
+      after={
+        kept !== undefined && (
+          <p className="muted small" data-testid="deployments-kept">
+            The server keeps each project's last {kept} deployments (<code>DEPLOYMENTS_KEPT</code>); older
+            ones are removed, but never the live one.
+          </p>
+        )
+      }
       empty={{
         title: "Nothing deployed yet",
         body: (
@@ -58,45 +71,71 @@ export function DeploymentsSection({
           actions
         >
           {list.map((deployment) => (
-            <tr key={deployment.id} data-deployment-version={deployment.version}>
-              <td data-label="Version">
-                <strong>v{deployment.version}</strong>
-                <span className="muted small block">
-                  {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
-                </span>
-              </td>
-              <td data-label="Status">
-                <span className={`pill pill-${deployment.status}`}>{statusWords[deployment.status]}</span>
-                {deployment.error && <pre className="error-text">{deployment.error}</pre>}
-              </td>
-              <td data-label="Deployed">
-                <RelativeTime iso={deployment.createdAt} />
-                {deployment.status === "active" && rolledBack(deployment) && (
+            <Fragment key={deployment.id}>
+              <tr data-deployment-version={deployment.version}>
+                <td data-label="Version">
+                  <strong>v{deployment.version}</strong>
                   <span className="muted small block">
-                    live since <RelativeTime iso={deployment.activatedAt} />
+                    {deployment.manifest.board} · library {deployment.manifest.libraryVersion}
                   </span>
-                )}
-              </td>
-              <td data-label="By">{userName(deployment.createdBy)}</td>
-              <td data-label="Actions" className="actions">
-                {deployment.status === "inactive" && (
-                  <ConfirmButton
-                    label={`${verb(deployment.version)} v${deployment.version}`}
+                </td>
+                <td data-label="Status">
+                  <span className={`pill pill-${deployment.status}`}>{statusWords[deployment.status]}</span>
+                  {deployment.error && <pre className="error-text">{deployment.error}</pre>}
+                </td>
+                <td data-label="Deployed">
+                  <RelativeTime iso={deployment.createdAt} />
+                  {deployment.status === "active" && rolledBack(deployment) && (
+                    <span className="muted small block">
+                      live since <RelativeTime iso={deployment.activatedAt} />
+                    </span>
+                  )}
+                </td>
+                <td data-label="By">{userName(deployment.createdBy)}</td>
+                <td data-label="Actions" className="actions">
+                  <button
+                    type="button"
                     className="button-small"
-                    title={`Make v${deployment.version} live again?`}
-                    confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
-                    onConfirm={async () => {
-                      await api.activateDeployment({
-                        params: { projectId, deploymentId: deployment.id },
-                      });
-                      onActivated();
-                    }}
+                    aria-expanded={shown === deployment.id}
+                    aria-label={`Source of v${deployment.version}`}
+                    onClick={() => setShown(shown === deployment.id ? null : deployment.id)}
                   >
-                    Connected devices switch to this version without disconnecting.
-                  </ConfirmButton>
-                )}
-              </td>
-            </tr>
+                    Source
+                  </button>{" "}
+                  <a
+                    className="button-small"
+                    href={bundleUrl(projectId, deployment)}
+                    download
+                    aria-label={`Download bundle of v${deployment.version}`}
+                  >
+                    Download bundle
+                  </a>{" "}
+                  {deployment.status === "inactive" && (
+                    <ConfirmButton
+                      label={`${verb(deployment.version)} v${deployment.version}`}
+                      className="button-small"
+                      title={`Make v${deployment.version} live again?`}
+                      confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
+                      onConfirm={async () => {
+                        await api.activateDeployment({
+                          params: { projectId, deploymentId: deployment.id },
+                        });
+                        onActivated();
+                      }}
+                    >
+                      Connected devices switch to this version without disconnecting.
+                    </ConfirmButton>
+                  )}
+                </td>
+              </tr>
+              {shown === deployment.id && (
+                <tr className="source-row">
+                  <td colSpan={5}>
+                    <DeploymentSource projectId={projectId} deployment={deployment} />
+                  </td>
+                </tr>
+              )}
+            </Fragment>
           ))}
         </DataTable>
       )}

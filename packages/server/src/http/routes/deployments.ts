@@ -10,6 +10,18 @@ export const deploymentRoutes: RouteRegistrar = (route, services) => {
   route("getDeployment", ({ principal, params }) =>
     services.deployments.get(principal, params.projectId!, params.deploymentId!),
   );
+  route("getDeploymentSource", ({ principal, params }) =>
+    services.deployments.source(principal, params.projectId!, params.deploymentId!),
+  );
+  route("downloadDeploymentBundle", async ({ principal, params, reply }) => {
+    const { bytes, filename } = await services.deployments.bundle(
+      principal,
+      params.projectId!,
+      params.deploymentId!,
+    );
+    reply.header("content-disposition", `attachment; filename="${filename}"`);
+    return bytes;
+  });
   route("activateDeployment", ({ principal, params }) =>
     services.deployments.activate(principal, params.projectId!, params.deploymentId!),
   );

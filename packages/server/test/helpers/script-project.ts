@@ -1,0 +1,40 @@
+import type { TestContext } from "node:test";
+import { SimulatedDevice } from "@sdk/simulator";
+import { startTestServer, type TestServerOptions } from "@sdk/test-helpers";
+
+/** A server, a signed-in user with one project, and simulated devices for it. */
+export async function scriptProject(t: TestContext, options: TestServerOptions = {}) {
+  const s = await startTestServer(t, options);
+  const { client } = await s.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const addDevice = async (name = "d", projectId = project.id) => {
+    const { device, credentials } = await client.api.createDevice({
+      params: { projectId },
+      body: { name, board: "pico_w" },
+    });
+    const sim = new SimulatedDevice({
+      server: new URL(s.url).host,
+      deviceId: device.id,
+      secret: credentials.secret,
+      reconnect: false,
+    });
+    t.after(() => sim.stop());
+    return { device, sim, ids: { projectId, deviceId: device.id } };
+  };
+  const onlineDevice = async () => {
+    const added = await addDevice();
+    added.sim.start();
+    await added.sim.waitFor("connected");
+    return added;
+  };
+  const logs = async (deviceId: string, projectId = project.id) =>
+    (await client.api.listDeviceLogs({ params: { projectId, deviceId }, query: { limit: 200 } }))
+      .map((l) => l.message)
+      .reverse();
+  const live = async () =>
+    (await client.api.listDeployments({ params: { projectId: project.id } })).find(
+      (d) => d.status === "active",
+    )?.id ?? null;
+  const running = () => s.server.services.scripts.runningDeployment(project.id);
+  return { ...s, client, project, addDevice, onlineDevice, logs, live, running };
+}
