@@ -158,13 +158,16 @@ export const entityIdMaxLength = 64;
 /** A state value is at most 8 KB of JSON; a device keeps at most 200 entities. */
 export const stateLimits = { valueMaxBytes: 8192, entitiesPerDevice: 200 } as const;
 
-export const entityKinds = ["sensor", "switch", "light"] as const;
+export const entityKinds = ["sensor", "binary_sensor", "switch", "light"] as const;
 /** A Home Assistant entity kind. */
 export type EntityKind = (typeof entityKinds)[number];
 export const stateClasses = ["measurement", "total", "total_increasing"] as const;
 export type StateClass = (typeof stateClasses)[number];
 /** Lengths of an entity's texts, and how many entities one deployment may declare. */
 export const entityLimits = { nameMaxLength: 100, textMaxLength: 64, perDeployment: 200 } as const;
+
+/** Ids of `ha.entities`: what Home Assistant's discovery topics and unique ids allow (no `.`). */
+export const haEntityIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A Home Assistant entity fed by `DEVICE.emitState(id, value)`. */
 export interface EntityConfig {
@@ -181,6 +184,28 @@ export interface EntityConfig {
   icon?: string;
   /** Home Assistant state class for sensors: measurement, total or total_increasing. */
   stateClass?: StateClass;
+  /** Decimals Home Assistant shows (sensors). */
+  displayPrecision?: number;
+  /** The light can be dimmed (lights): commands carry `brightness` 0–255. */
+  brightness?: boolean;
+  /** The light takes a colour (lights): commands carry `color` {r, g, b}. */
+  rgb?: boolean;
+}
+
+/**
+ * A switch or light command from Home Assistant, as a script's `onMessage` receives it. The script
+ * confirms with `emitState(entityId, …)`: a switch's state is a boolean or "ON"/"OFF", a light's
+ * an object `{ state, brightness?, color? }`.
+ */
+export interface HaCommand {
+  type: "ha_command";
+  entityId: string;
+  kind: "switch" | "light";
+  state: "ON" | "OFF";
+  /** 0–255, for lights declared with `brightness: true`. */
+  brightness?: number;
+  /** For lights declared with `rgb: true`. */
+  color?: { r: number; g: number; b: number };
 }
 
 // ---------------------------------------------------------------- boards and pins

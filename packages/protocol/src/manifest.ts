@@ -13,6 +13,9 @@ export const EntityConfigSchema = z.object({
   deviceClass: z.string().max(entityLimits.textMaxLength).optional(),
   icon: z.string().max(entityLimits.textMaxLength).optional(),
   stateClass: z.enum(stateClasses).optional(),
+  displayPrecision: z.number().int().min(0).max(10).optional(),
+  brightness: z.boolean().optional(),
+  rgb: z.boolean().optional(),
 }) satisfies z.ZodType<EntityConfig>;
 
 export const DeploymentManifest = z.object({
