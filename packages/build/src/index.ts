@@ -6,5 +6,6 @@ export {
   formatDiagnostic,
   loadProjectConfig,
   type Manifest,
+  ProjectConfigError,
   scriptCompilerOptions,
 } from "./build.ts";
