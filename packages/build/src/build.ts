@@ -81,7 +81,7 @@ async function loadConfig(projectDir: string, cacheDir: string): Promise<Project
       line: 1,
       column: 1,
       code: "config",
-      message: "no sdk.ts in this directory (run `sdk init`)",
+      message: noConfigMessage,
     };
   }
   try {
@@ -117,13 +117,30 @@ async function loadConfig(projectDir: string, cacheDir: string): Promise<Project
   }
 }
 
-/** Reads a project's sdk.ts; throws an Error whose message names the problem (file:line: …). */
+/** What a build says when the directory has no sdk.ts. */
+const noConfigMessage = "no sdk.ts in this directory; run `sdk init` to make a project here";
+
+/** sdk.ts is missing or cannot be loaded; the message is the diagnostic as `file:line:column - error: …`. */
+export class ProjectConfigError extends Error {
+  readonly diagnostic: Diagnostic;
+  /** There is no sdk.ts at all (rather than one that does not load). */
+  readonly missing: boolean;
+
+  constructor(diagnostic: Diagnostic) {
+    super(formatDiagnostic(diagnostic));
+    this.name = "ProjectConfigError";
+    this.diagnostic = diagnostic;
+    this.missing = diagnostic.message === noConfigMessage;
+  }
+}
+
+/** Reads a project's sdk.ts; throws a ProjectConfigError whose message names the problem (file:line: …). */
 export async function loadProjectConfig(projectDir: string): Promise<ProjectConfig> {
   const dir = path.resolve(projectDir);
   const cacheDir = path.join(dir, ".sdk");
   await fs.mkdir(cacheDir, { recursive: true });
   const config = await loadConfig(dir, cacheDir);
-  if ("message" in config) throw new Error(formatDiagnostic(config));
+  if ("message" in config) throw new ProjectConfigError(config);
   return config;
 }
 

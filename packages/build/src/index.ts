@@ -6,5 +6,6 @@ export {
   formatDiagnostic,
   loadProjectConfig,
   type Manifest,
+  ProjectConfigError,
 } from "./build.ts";
 export { projectTsconfig, writeScriptTypes } from "./types.ts";

@@ -366,12 +366,12 @@ describe("project configuration errors", () => {
         line: 1,
         column: 1,
         code: "config",
-        message: "no sdk.ts in this directory (run `sdk init`)",
+        message: "no sdk.ts in this directory; run `sdk init` to make a project here",
       },
     ]);
     assert.equal(
       formatDiagnostic(diagnostics[0]!),
-      "sdk.ts:1:1 - error: no sdk.ts in this directory (run `sdk init`)",
+      "sdk.ts:1:1 - error: no sdk.ts in this directory; run `sdk init` to make a project here",
     );
   });
 

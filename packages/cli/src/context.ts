@@ -1,4 +1,4 @@
-import { loadProjectConfig } from "@sdk/build";
+import { loadProjectConfig, ProjectConfigError } from "@sdk/build";
 import { SdkApiError, SdkClient, SdkNetworkError } from "@sdk/client";
 import { normalizeHost, resolveCredentials } from "@sdk/client/credentials";
 import { CliError, UsageError } from "./errors.ts";
@@ -45,17 +45,30 @@ export async function connect(g: Globals): Promise<Connection> {
   };
 }
 
+/**
+ * The project's sdk.ts; a missing or broken one is a CliError that says what to do, with `instead`
+ * as the other way out (e.g. "pass --project prj_…").
+ */
+export async function readProjectConfig(
+  g: Globals,
+  instead: string,
+): Promise<Awaited<ReturnType<typeof loadProjectConfig>>> {
+  try {
+    return await loadProjectConfig(g.dir);
+  } catch (error) {
+    if (!(error instanceof ProjectConfigError)) throw error;
+    if (error.missing) {
+      throw new CliError(`No sdk.ts in ${g.dir}: run sdk init to make a project here, or ${instead}`);
+    }
+    const { file, line, column, message } = error.diagnostic;
+    throw new CliError(`${file}:${line}:${column}: ${message}\nFix sdk.ts, or ${instead}`);
+  }
+}
+
 /** The server project this directory is linked to: `--project`, else `project` in sdk.ts. */
 export async function projectId(g: Globals): Promise<string> {
   if (g.project) return g.project;
-  let config: Awaited<ReturnType<typeof loadProjectConfig>>;
-  try {
-    config = await loadProjectConfig(g.dir);
-  } catch (error) {
-    throw new CliError(
-      `No project given and none linked here (${(error as Error).message.replace(/^sdk\.ts:1:1 - error: /, "")}). Pass --project prj_… or run this in a directory made by sdk init.`,
-    );
-  }
+  const config = await readProjectConfig(g, "pass --project prj_…");
   if (!config.project)
     throw new CliError('sdk.ts has no `project`: add project: "prj_…" or pass --project prj_…');
   return config.project;

@@ -12,6 +12,14 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * Another error's message to follow a colon in a message of ours: trimmed, without its closing
+ * full stop. Never wrap one in brackets: messages carry their own, and brackets would nest.
+ */
+export function reasonOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).trim().replace(/\.$/, "");
+}
+
 /** A failure to report plainly (no stack), exit 1. */
 export class CliError extends Error {
   readonly code?: string;

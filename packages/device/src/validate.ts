@@ -48,6 +48,7 @@ export function command(board: Board, type: string, args: Record<string, unknown
 export function level(value: unknown, what = "value"): 0 | 1 {
   if (value === true || value === 1) return 1;
   if (value === false || value === 0) return 0;
+  if (value === undefined) return invalid(`${what} is required`);
   return invalid(`${what} must be 0, 1, true or false (got ${describe(value)})`);
 }
 

@@ -73,7 +73,13 @@ export const pageLimits = { default: 100, max: 500 } as const;
 
 const Page = z.object({
   limit: z.coerce.number().int().min(1).max(pageLimits.max).default(pageLimits.default),
-  before: z.string().max(64).optional().describe("Return entries older than this entry id."),
+  before: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      "Return entries older than this entry id (the last of the previous page). An id that is not an entry of this list — unknown, pruned, or another device's — is refused with 400 `invalid_request`.",
+    ),
 });
 
 function endpoint<const E extends Endpoint>(e: E): E {

@@ -509,7 +509,10 @@ export function checkCommand(board: Board, type: string, args: unknown): string 
     return `${type}: the arguments must be an object`;
   const record = args as Record<string, unknown>;
   for (const spec of commandArgs[type]) {
-    if (spec.optional && record[spec.name] === undefined) continue;
+    if (record[spec.name] === undefined) {
+      if (spec.optional) continue;
+      return `${spec.name} is required`;
+    }
     const problem = checkArg(info, spec, record);
     if (problem) return problem;
   }

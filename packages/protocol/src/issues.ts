@@ -43,15 +43,33 @@ function shown(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-/** Every bad field once (its first problem), as `{ path, message }`; `where` names the whole value. */
+/**
+ * Every bad field once (its first problem), as `{ path, message }`; `where` names the whole value.
+ * A field absent from `input` always reads "is required", whatever its schema (Zod's issues for a
+ * missing enum or literal name the allowed values, and carry no input to tell the two apart).
+ */
 export function describeIssues(
   issues: readonly z.core.$ZodIssue[],
   where: string,
+  input: unknown,
 ): { path: string; message: string }[] {
   const byPath = new Map<string, string>();
   for (const issue of issues) {
     const path = issue.path.length ? issue.path.map(String).join(".") : where;
-    if (!byPath.has(path)) byPath.set(path, issueMessage(issue));
+    if (byPath.has(path)) continue;
+    byPath.set(path, isMissing(input, issue.path) ? "is required" : issueMessage(issue));
   }
   return [...byPath].map(([path, message]) => ({ path, message }));
+}
+
+/** Whether the value at `path` is absent (the last key missing from an object or array that exists). */
+function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return input === undefined;
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return false;
+    if (!Object.hasOwn(value, key)) return true;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value === undefined;
 }

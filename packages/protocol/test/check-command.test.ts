@@ -93,7 +93,7 @@ for (const board of boardIds) {
     test("the header GPIOs are usable; the wireless chip's 23–25 and 29 are not", () => {
       assert.deepEqual([...gpios], [...range(0, 22), 26, 27, 28]);
       for (const pin of gpios) ok("gpio_read", { pin });
-      for (const pin of [23, 24, 25, 29, 30, 40, -1, 1.5, "GP2", "2", null, undefined, Number.NaN, true]) {
+      for (const pin of [23, 24, 25, 29, 30, 40, -1, 1.5, "GP2", "2", null, Number.NaN, true]) {
         const message = refused("gpio_read", { pin });
         assert.match(
           message,
@@ -170,7 +170,7 @@ for (const board of boardIds) {
     });
 
     test("buses are 0 or 1", () => {
-      for (const bus of [2, -1, "0", 0.5, null, true, undefined]) {
+      for (const bus of [2, -1, "0", 0.5, null, true]) {
         refused("i2c_scan", { bus }, /^bus must be 0 or 1 \(got /);
         refused("uart_write", { uart: bus, data: [] }, /^uart must be 0 or 1 \(got /);
       }
@@ -429,4 +429,19 @@ describe("message types a device may send", () => {
     assert.deepEqual([...reservedMessageTypes], [...commandTypes, "welcome"]);
     assert.ok(isCommandType("pwm") && !isCommandType("welcome") && !isCommandType("hasOwnProperty"));
   });
+});
+
+test("checkCommand: every required argument, left out or undefined, reads '<name> is required'", () => {
+  for (const board of boardIds) {
+    const valid = validArgs(board);
+    for (const type of commandTypes) {
+      for (const spec of commandArgs[type]) {
+        if (spec.optional) continue;
+        const { [spec.name]: _left, ...rest } = valid[type];
+        assert.equal(checkCommand(board, type, rest), `${spec.name} is required`, `${board} ${type}`);
+        const undef = { ...rest, [spec.name]: undefined };
+        assert.equal(checkCommand(board, type, undef), `${spec.name} is required`, `${board} ${type}`);
+      }
+    }
+  }
 });

@@ -36,6 +36,7 @@ import { LocalDeviceRegistry } from "./link/registry.ts";
 import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
+import { prepareDataDir } from "./storage/data-dir.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
 import { installUpgradeRefusals } from "./ws/upgrade.ts";
@@ -108,7 +109,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const clock = options.clock ?? systemClock;
   const processStartedAt = clock.now();
   const logger = options.logger ?? createLogger(config);
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  prepareDataDir(config.dataDir);
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const box = SecretBox.fromKeyFile(config.dataDir);
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from "./config.ts";
+import { DataDirError } from "./storage/data-dir.ts";
 
 const shutdownTimeoutMs = 10_000;
 
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DataDirError) {
+    process.stderr.write(`sdk-server: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(
     `sdk-server: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
   );

@@ -133,6 +133,14 @@ test("names and values: one rule on every REST path, each field named once", asy
   assert.equal(emoji.name, "👩‍💻 lab");
   const nul = await s.call(`${s.p}/env/FOO`, { method: "PUT", json: { value: "a\u0000b" } });
   assertEnvelope(nul.body, "invalid_request", /NUL/);
+  const noBoard = await s.call(`${s.p}/devices`, { method: "POST", json: { name: "d2" } });
+  assertEnvelope(noBoard.body, "invalid_request", /^Invalid request: board is required$/);
+  const noMode = await s.call(`${s.p}/devices/${s.device.id}/commands`, {
+    method: "POST",
+    json: { type: "pin_mode", args: { pin: 2 } },
+  });
+  assert.equal(noMode.status, 400);
+  assert.equal(noMode.body.error.message, "mode is required");
 });
 
 test("device frames: too deep or non-finite values end in a protocol error and count as bad", async (t) => {

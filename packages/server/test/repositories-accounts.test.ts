@@ -76,7 +76,7 @@ repositorySuites("repositories: schema, accounts, projects, audit", ({ setup, te
     assert.equal(typeof listedToken?.createdAt, "number");
     assert.equal(typeof listedToken?.lastUsedAt, "number");
 
-    const [entry] = await c.repos.auditLog.list(10);
+    const [entry] = (await c.repos.auditLog.list(10))!;
     assert.equal(typeof entry?.at, "number");
     assert.equal(entry?.at, big);
 
@@ -488,7 +488,7 @@ repositorySuites("repositories: schema, accounts, projects, audit", ({ setup, te
     const c = await setup(t);
     if (!c) return;
     await auditEntries(c);
-    const all = await c.repos.auditLog.list(100);
+    const all = (await c.repos.auditLog.list(100))!;
     assert.deepEqual(
       all.map((r) => r.id),
       ["aud_e", "aud_d", "aud_c", "aud_b", "aud_a"],
@@ -503,7 +503,7 @@ repositorySuites("repositories: schema, accounts, projects, audit", ({ setup, te
       detail: '{"name":"x"}',
     });
     assert.deepEqual(
-      (await c.repos.auditLog.list(2)).map((r) => r.id),
+      (await c.repos.auditLog.list(2))!.map((r) => r.id),
       ["aud_e", "aud_d"],
     );
   });
@@ -515,7 +515,7 @@ repositorySuites("repositories: schema, accounts, projects, audit", ({ setup, te
     const pages: string[][] = [];
     let before: string | undefined;
     for (;;) {
-      const page = await c.repos.auditLog.list(2, before);
+      const page = (await c.repos.auditLog.list(2, before))!;
       if (page.length === 0) break;
       pages.push(page.map((r) => r.id));
       before = page.at(-1)?.id;
@@ -523,19 +523,19 @@ repositorySuites("repositories: schema, accounts, projects, audit", ({ setup, te
     }
     assert.deepEqual(pages, [["aud_e", "aud_d"], ["aud_c", "aud_b"], ["aud_a"]]);
     assert.deepEqual(
-      (await c.repos.auditLog.list(10, "aud_d")).map((r) => r.id),
+      (await c.repos.auditLog.list(10, "aud_d"))!.map((r) => r.id),
       ["aud_c", "aud_b", "aud_a"],
     );
   });
 
-  test("audit log: an unknown `before` gives an empty page", async (t) => {
+  test("audit log: an unknown `before` gives null (the service refuses it), not a page", async (t) => {
     const c = await setup(t);
     if (!c) return;
-    assert.deepEqual(await c.repos.auditLog.list(10), [], "an empty log");
-    assert.deepEqual(await c.repos.auditLog.list(10, "aud_missing"), []);
+    assert.deepEqual((await c.repos.auditLog.list(10))!, [], "an empty log");
+    assert.equal(await c.repos.auditLog.list(10, "aud_missing"), null);
     await auditEntries(c);
-    assert.deepEqual(await c.repos.auditLog.list(10, "aud_missing"), []);
-    assert.deepEqual(await c.repos.auditLog.list(10, "aud_a"), [], "nothing is older than the oldest");
+    assert.equal(await c.repos.auditLog.list(10, "aud_missing"), null);
+    assert.deepEqual((await c.repos.auditLog.list(10, "aud_a"))!, [], "nothing is older than the oldest");
   });
 
   // ── readiness ──────────────────────────────────────────────────────────────────────────────────

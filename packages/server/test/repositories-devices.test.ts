@@ -308,34 +308,34 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
         message: `line ${i}`,
       });
     }
-    const page = await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 3);
+    const page = (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 3))!;
     assert.deepEqual(
       page.map((r) => r.message),
       ["line 9", "line 8", "line 7"],
     );
     assert.equal(typeof page[0]!.at, "number");
     assert.deepEqual(
-      (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 3, page[2]!.id)).map((r) => r.message),
+      (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 3, page[2]!.id))!.map((r) => r.message),
       ["line 6", "line 5", "line 4"],
     );
     assert.deepEqual(
-      await c.repos.deviceLogs.list(asBob, aliceProject.id, d.id, 10),
+      (await c.repos.deviceLogs.list(asBob, aliceProject.id, d.id, 10))!,
       [],
       "invisible to another member",
     );
     assert.equal(
-      (await c.repos.deviceLogs.list(asRoot, aliceProject.id, d.id, 10)).length,
+      (await c.repos.deviceLogs.list(asRoot, aliceProject.id, d.id, 10))!.length,
       10,
       "admins see it",
     );
     await c.repos.deviceLogs.pruneDevice(d.id, 6);
     assert.deepEqual(
-      (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 100)).map((r) => r.message),
+      (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 100))!.map((r) => r.message),
       ["line 9", "line 8", "line 7", "line 6", "line 5", "line 4"],
     );
     await c.repos.deviceLogs.pruneOlderThan(T0 + 7 * HOUR);
     assert.deepEqual(
-      (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 100)).map((r) => r.message),
+      (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 100))!.map((r) => r.message),
       ["line 9", "line 8", "line 7"],
     );
   });
@@ -367,25 +367,25 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
     ]);
     assert.equal(await c.repos.deviceState.countEntities(d.id), 2);
     assert.deepEqual(await c.repos.deviceState.latest(asBob, aliceProject.id, d.id), []);
-    const history = await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 2);
+    const history = (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 2))!;
     assert.deepEqual(
       history.map((h) => h.value),
       ["24", "23"],
     );
     assert.deepEqual(
-      (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 10, history[1]!.id)).map(
+      (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 10, history[1]!.id))!.map(
         (h) => h.value,
       ),
       ["22", "21", "20"],
     );
-    assert.deepEqual(await c.repos.deviceState.history(asBob, aliceProject.id, d.id, "temp", 10), []);
+    assert.deepEqual((await c.repos.deviceState.history(asBob, aliceProject.id, d.id, "temp", 10))!, []);
     await c.repos.deviceState.pruneHistory(d.id, "temp", 2);
     assert.deepEqual(
-      (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 10)).map((h) => h.value),
+      (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "temp", 10))!.map((h) => h.value),
       ["24", "23"],
     );
     assert.equal(
-      (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "door", 10)).length,
+      (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "door", 10))!.length,
       1,
       "other entities keep theirs",
     );

@@ -4,7 +4,7 @@ import { credentialsPath, loadLogin, normalizeHost, removeLogin, saveLogin } fro
 import type { Command } from "../command.ts";
 import { connect } from "../context.ts";
 import { findServer } from "../discovery/choose.ts";
-import { UsageError } from "../errors.ts";
+import { reasonOf, UsageError } from "../errors.ts";
 import { ask, isInteractive, readStdin } from "../prompt.ts";
 
 export const login: Command = {
@@ -75,9 +75,7 @@ export const logout: Command = {
       await new SdkClient({ baseUrl: saved.host, token: saved.login.token }).api.logout();
     } catch (error) {
       revoked = false;
-      g.out.warn(
-        `Could not revoke the token on ${saved.host} (${(error as Error).message}); removed it locally.`,
-      );
+      g.out.warn(`Could not revoke the token on ${saved.host}: ${reasonOf(error)}. Removed it locally.`);
     }
     await removeLogin(saved.host);
     g.out.result({ loggedOut: true, host: saved.host, revoked });

@@ -5,11 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { loadProjectConfig } from "@sdk/build";
 import { SdkClient, watchDevice } from "@sdk/client";
 import { mintSignInToken, newSignInLinkKey, signInLinkPath } from "@sdk/protocol/sign-in-link";
 import { attachControls, controlsHint, SimulatedDevice } from "@sdk/simulator";
 import type { Command } from "../command.ts";
+import { readProjectConfig } from "../context.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { localTime } from "../output.ts";
 import { type TreeWatch, watchTree } from "../watch-tree.ts";
@@ -77,9 +77,7 @@ export const dev: Command = {
     const port = values.port === undefined ? 8787 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError("--port must be a number from 0 (a free port) to 65535", "dev");
-    const config = await loadProjectConfig(g.dir).catch((error: Error) => {
-      throw new CliError(`${error.message}\nRun sdk dev in a project directory (made by sdk init).`);
-    });
+    const config = await readProjectConfig(g, "run sdk dev in a project directory");
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dev-"));
     // Signs one-time sign-in links for this server only: it never leaves this process and its child.
     const signInKey = newSignInLinkKey();

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { reasonOf } from "../errors.ts";
 
 /** The name of the file copied to the drive; the bootrom reads the blocks, not the name. */
 const flashFileName = "sdk-flash.uf2";
@@ -32,7 +33,7 @@ export async function writeToDrive(drive: string, uf2: Uint8Array): Promise<Driv
   } catch (error) {
     await handle.close().catch(() => {});
     throw new Error(
-      `writing ${file} stopped after ${written} of ${uf2.length} bytes (${(error as Error).message}). Put the board in BOOTSEL mode again and retry.`,
+      `writing ${file} stopped after ${written} of ${uf2.length} bytes: ${reasonOf(error)}. Put the board in BOOTSEL mode again and retry.`,
     );
   }
   let rebooted = false;

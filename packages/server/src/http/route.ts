@@ -35,7 +35,7 @@ function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: "body
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const fields = describeIssues(result.error.issues, where);
+  const fields = describeIssues(result.error.issues, where, value);
   throw new AppError(
     "invalid_request",
     `Invalid request: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,

@@ -12,9 +12,21 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       batcher.run(async (tx) => {
         await tx.insertInto("deviceLogs").values(row).execute();
       }),
-    /** Newest first; `before` is the id of the last entry of the previous page. */
+    /**
+     * Newest first; `before` is the id of the last entry of the previous page. `null` when `before`
+     * is not an entry of this device (unknown, pruned, or another device's).
+     */
     list: async (viewer: Viewer, projectId: string, deviceId: string, limit: number, before?: string) => {
       await batcher.barrier(); // entries already published to watchers are readable here too
+      if (before !== undefined) {
+        const anchor = await db
+          .selectFrom("deviceLogs")
+          .select("id")
+          .where("id", "=", before)
+          .where("deviceId", "=", deviceId)
+          .executeTakeFirst();
+        if (!anchor) return null;
+      }
       let query = db
         .selectFrom("deviceLogs")
         .innerJoin("devices", "devices.id", "deviceLogs.deviceId")
@@ -22,7 +34,7 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         .where("deviceLogs.deviceId", "=", deviceId)
         .where("devices.projectId", "=", projectId)
         .where("devices.projectId", "in", visibleProjectIds(db, viewer));
-      if (before) query = query.where("deviceLogs.id", "<", before);
+      if (before !== undefined) query = query.where("deviceLogs.id", "<", before);
       return query.orderBy("deviceLogs.id", "desc").limit(limit).execute();
     },
     /** Keeps the newest `keep` entries of a device. */

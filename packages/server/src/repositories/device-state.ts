@@ -47,6 +47,16 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       before?: string,
     ) => {
       await batcher.barrier();
+      if (before !== undefined) {
+        const anchor = await db
+          .selectFrom("deviceStateHistory")
+          .select("id")
+          .where("id", "=", before)
+          .where("deviceId", "=", deviceId)
+          .where("entityId", "=", entityId)
+          .executeTakeFirst();
+        if (!anchor) return null; // unknown, pruned, or another entity's or device's entry
+      }
       let query = db
         .selectFrom("deviceStateHistory")
         .innerJoin("devices", "devices.id", "deviceStateHistory.deviceId")
@@ -55,7 +65,7 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         .where("deviceStateHistory.entityId", "=", entityId)
         .where("devices.projectId", "=", projectId)
         .where("devices.projectId", "in", visibleProjectIds(db, viewer));
-      if (before) query = query.where("deviceStateHistory.id", "<", before);
+      if (before !== undefined) query = query.where("deviceStateHistory.id", "<", before);
       return query.orderBy("deviceStateHistory.id", "desc").limit(limit).execute();
     },
     countEntities: async (deviceId: string) =>

@@ -4,6 +4,7 @@ import type { Clock } from "../lib/clock.ts";
 import { newSortableId } from "../lib/ids.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 import type { AuditLogRepository } from "../repositories/audit-log.ts";
+import { pageAfterCursor } from "./page.ts";
 import { auditView } from "./views.ts";
 
 /** Actions named by a rule rather than by their event. */
@@ -113,6 +114,7 @@ export class AuditRecorder implements Lifecycle {
 /** Reading the audit log (admins). */
 export function auditService(repo: AuditLogRepository) {
   return {
-    list: async (limit: number, before?: string) => (await repo.list(limit, before)).map(auditView),
+    list: async (limit: number, before?: string) =>
+      pageAfterCursor(await repo.list(limit, before), "the audit log").map(auditView),
   };
 }

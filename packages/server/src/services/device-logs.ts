@@ -5,6 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import { newSortableId } from "../lib/ids.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
+import { pageAfterCursor } from "./page.ts";
 import { iso } from "./views.ts";
 
 export interface DeviceRef {
@@ -77,12 +78,9 @@ export function deviceLogsService(deps: {
 
     async list(principal: Principal, device: DeviceRef, limit: number, before?: string): Promise<LogEntry[]> {
       await requireVisibleDevice(repos, principal, device);
-      const rows = await repos.deviceLogs.list(
-        viewerOf(principal),
-        device.projectId,
-        device.deviceId,
-        limit,
-        before,
+      const rows = pageAfterCursor(
+        await repos.deviceLogs.list(viewerOf(principal), device.projectId, device.deviceId, limit, before),
+        "this device's log",
       );
       return rows.map((r) => ({
         id: r.id,

@@ -6,6 +6,7 @@ import { newSortableId } from "../lib/ids.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
+import { pageAfterCursor } from "./page.ts";
 import { iso } from "./views.ts";
 
 const pruneEvery = 50;
@@ -89,13 +90,16 @@ export function deviceStateService(deps: {
 
     async history(principal: Principal, device: DeviceRef, entityId: string, limit: number, before?: string) {
       await requireVisibleDevice(repos, principal, device);
-      const rows = await repos.deviceState.history(
-        viewerOf(principal),
-        device.projectId,
-        device.deviceId,
-        entityId,
-        limit,
-        before,
+      const rows = pageAfterCursor(
+        await repos.deviceState.history(
+          viewerOf(principal),
+          device.projectId,
+          device.deviceId,
+          entityId,
+          limit,
+          before,
+        ),
+        `the history of ${entityId}`,
       );
       return rows.map((r) => ({ id: r.id, value: JSON.parse(r.value) as unknown, at: iso(r.at) }));
     },

@@ -13,8 +13,8 @@ import type { z } from "zod";
 import { AppError } from "../../errors.ts";
 
 /** A schema's complaints in one line: `path: message; …` (each field once, naming what it accepts). */
-export function issuesLine(error: { issues: z.core.$ZodIssue[] }): string {
-  return describeIssues(error.issues, "message")
+export function issuesLine(error: { issues: z.core.$ZodIssue[] }, input: unknown): string {
+  return describeIssues(error.issues, "message", input)
     .map((f) => `${f.path}: ${f.message}`)
     .join("; ");
 }
@@ -42,7 +42,7 @@ export function validateCommand(
     );
   }
   const parsed = commandSchemas[type as CommandType].safeParse(args);
-  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error)}`);
+  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error, args)}`);
   return { type: type as CommandType, args: parsed.data as Record<string, unknown> };
 }
 
@@ -56,7 +56,7 @@ function simulatorCommand(
   args: Record<string, unknown>,
 ) {
   const parsed = simulatorCommandSchemas[type].safeParse(args);
-  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error)}`);
+  if (!parsed.success) throw new AppError("invalid_argument", `${type}: ${issuesLine(parsed.error, args)}`);
   const pins: readonly number[] | undefined = board ? boards[board].gpios : undefined;
   if (pins && !pins.includes(parsed.data.pin))
     throw new AppError("invalid_argument", `${type}: GP${parsed.data.pin} is not a GPIO of this board`);

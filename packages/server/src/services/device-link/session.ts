@@ -163,7 +163,8 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     if (!known) return this.#route(message as { type: string } & Record<string, unknown>);
     const schema = deviceMessageSchemas[type as keyof typeof deviceMessageSchemas];
     const parsed = schema.safeParse(message);
-    if (!parsed.success) return this.#reject("invalid_message", `${type}: ${issuesLine(parsed.error)}`, id);
+    if (!parsed.success)
+      return this.#reject("invalid_message", `${type}: ${issuesLine(parsed.error, message)}`, id);
     const msg = parsed.data;
     switch (msg.type) {
       case "hello":
