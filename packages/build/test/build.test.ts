@@ -431,7 +431,10 @@ export default defineConfig({
         /^sdk\.ts: ha\.entities\[2\]\.unit "C" is not valid with deviceClass "temperature": Home Assistant \(2025\.7 and later\) rejects the entity; use one of "°C", "°F", "K"/,
       ],
       [
-        source.replace("temp.inside", "temp_inside").replace('unit: "C"', 'unit: "°F"').replace('name: "LED" }', 'name: "LED", rgb: true }'),
+        source
+          .replace("temp.inside", "temp_inside")
+          .replace('unit: "C"', 'unit: "°F"')
+          .replace('name: "LED" }', 'name: "LED", rgb: true }'),
         7,
         /^sdk\.ts: ha\.entities\[0\]\.rgb does not belong to a switch: only light entities have rgb/,
       ],
@@ -441,9 +444,15 @@ export default defineConfig({
       const [d, ...more] = failed(await build({ projectDir: dir })) as [Diagnostic];
       assert.deepEqual(more, []);
       assert.match(d.message, message);
-      assert.deepEqual({ file: d.file, line: d.line, code: d.code }, { file: "sdk.ts", line, code: "config" });
+      assert.deepEqual(
+        { file: d.file, line: d.line, code: d.code },
+        { file: "sdk.ts", line, code: "config" },
+      );
       assert.equal(d.column, sdk.split("\n")[line - 1]!.indexOf('"') + 1, "the column of the entity's id");
-      assert.match(formatDiagnostic(d), new RegExp(`^sdk\\.ts:${line}:\\d+ - error: sdk\\.ts: ha\\.entities`));
+      assert.match(
+        formatDiagnostic(d),
+        new RegExp(`^sdk\\.ts:${line}:\\d+ - error: sdk\\.ts: ha\\.entities`),
+      );
     }
     // Fixed, the same project builds, and the manifest carries the entities as declared.
     const fixed = source.replace("temp.inside", "temp_inside").replace('unit: "C"', 'unit: "°F"');

@@ -52,8 +52,14 @@ export function defineConfig(config: ProjectConfig): ProjectConfig {
   const [problem] = entitiesProblems(entities);
   if (problem) {
     const index = Number(/^\[(\d+)\]/.exec(problem.field)?.[1]);
-    const id: unknown = Array.isArray(entities) ? (entities[index] as { id?: unknown } | undefined)?.id : undefined;
-    throw new ConfigError(`ha.entities${problem.field}`, problem.message, typeof id === "string" ? id : undefined);
+    const id: unknown = Array.isArray(entities)
+      ? (entities[index] as { id?: unknown } | undefined)?.id
+      : undefined;
+    throw new ConfigError(
+      `ha.entities${problem.field}`,
+      problem.message,
+      typeof id === "string" ? id : undefined,
+    );
   }
   return config;
 }

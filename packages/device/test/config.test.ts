@@ -101,7 +101,12 @@ describe("defineConfig", () => {
       /^sdk\.ts: ha\.entities\[0\]\.id "temp\.inside" contains "\.", which Home Assistant's MQTT discovery topics .* "temp_inside"/,
     ],
     ["duplicate entity id", entity({ id: "a" }, [ok]), "ha.entities[1].id", /repeats "a"/],
-    ["kind missing", entity({ kind: undefined }, [ok]), "ha.entities[1].kind", /sensor, binary_sensor, switch, light/],
+    [
+      "kind missing",
+      entity({ kind: undefined }, [ok]),
+      "ha.entities[1].kind",
+      /sensor, binary_sensor, switch, light/,
+    ],
     ["kind unknown", entity({ kind: "number" }), "ha.entities[0].kind", /"number"/],
     ["name missing", entity({ name: undefined }), "ha.entities[0].name", /non-empty/],
     ["name empty", entity({ name: "" }), "ha.entities[0].name", /non-empty/],
@@ -110,13 +115,33 @@ describe("defineConfig", () => {
     ["unit a number", entity({ unit: 5 }), "ha.entities[0].unit", /string of at most 64/],
     ["unit too long", entity({ unit: "u".repeat(65) }), "ha.entities[0].unit", /at most 64/],
     ["unit blank", entity({ unit: " " }), "ha.entities[0].unit", /non-blank/],
-    ["deviceClass a number", entity({ deviceClass: 1 }), "ha.entities[0].deviceClass", /not a sensor device class \(got 1\)/],
+    [
+      "deviceClass a number",
+      entity({ deviceClass: 1 }),
+      "ha.entities[0].deviceClass",
+      /not a sensor device class \(got 1\)/,
+    ],
     ["icon too long", entity({ icon: `mdi:${"i".repeat(61)}` }), "ha.entities[0].icon", /prefix:name/],
     ["icon without a prefix", entity({ icon: "thermometer" }), "ha.entities[0].icon", /"mdi:thermometer"/],
-    ["stateClass unknown", entity({ stateClass: "average" }), "ha.entities[0].stateClass", /measurement, total/],
-    ["displayPrecision negative", entity({ displayPrecision: -1 }), "ha.entities[0].displayPrecision", /0 to 10/],
+    [
+      "stateClass unknown",
+      entity({ stateClass: "average" }),
+      "ha.entities[0].stateClass",
+      /measurement, total/,
+    ],
+    [
+      "displayPrecision negative",
+      entity({ displayPrecision: -1 }),
+      "ha.entities[0].displayPrecision",
+      /0 to 10/,
+    ],
     ["displayPrecision 11", entity({ displayPrecision: 11 }), "ha.entities[0].displayPrecision", /0 to 10/],
-    ["displayPrecision 1.5", entity({ displayPrecision: 1.5 }), "ha.entities[0].displayPrecision", /whole number/],
+    [
+      "displayPrecision 1.5",
+      entity({ displayPrecision: 1.5 }),
+      "ha.entities[0].displayPrecision",
+      /whole number/,
+    ],
     // A sensor's unit against Home Assistant's table for its device class.
     [
       "temperature in C",
@@ -126,27 +151,107 @@ describe("defineConfig", () => {
     ],
     ["humidity in ‰", entity({ deviceClass: "humidity", unit: "‰" }), "ha.entities[0].unit", /"%"/],
     ["power in w", entity({ deviceClass: "power", unit: "w" }), "ha.entities[0].unit", /"W", "kW"/],
-    ["temperature without unit", entity({ deviceClass: "temperature" }), "ha.entities[0].unit", /is needed with deviceClass "temperature"/],
-    ["aqi with a unit", entity({ deviceClass: "aqi", unit: "AQI" }), "ha.entities[0].unit", /must be left out/],
-    ["unknown sensor class", entity({ deviceClass: "temprature" }), "ha.entities[0].deviceClass", /sensor device classes: apparent_power/],
+    [
+      "temperature without unit",
+      entity({ deviceClass: "temperature" }),
+      "ha.entities[0].unit",
+      /is needed with deviceClass "temperature"/,
+    ],
+    [
+      "aqi with a unit",
+      entity({ deviceClass: "aqi", unit: "AQI" }),
+      "ha.entities[0].unit",
+      /must be left out/,
+    ],
+    [
+      "unknown sensor class",
+      entity({ deviceClass: "temprature" }),
+      "ha.entities[0].deviceClass",
+      /sensor device classes: apparent_power/,
+    ],
     ["enum sensor", entity({ deviceClass: "enum" }), "ha.entities[0].deviceClass", /options/],
-    ["a binary class on a sensor", entity({ deviceClass: "door" }), "ha.entities[0].deviceClass", /kind "binary_sensor"/],
-    ["timestamp with a unit", entity({ deviceClass: "timestamp", unit: "s" }), "ha.entities[0].unit", /not a number/],
-    ["timestamp with a state class", entity({ deviceClass: "timestamp", stateClass: "measurement" }), "ha.entities[0].stateClass", /not a number/],
+    [
+      "a binary class on a sensor",
+      entity({ deviceClass: "door" }),
+      "ha.entities[0].deviceClass",
+      /kind "binary_sensor"/,
+    ],
+    [
+      "timestamp with a unit",
+      entity({ deviceClass: "timestamp", unit: "s" }),
+      "ha.entities[0].unit",
+      /not a number/,
+    ],
+    [
+      "timestamp with a state class",
+      entity({ deviceClass: "timestamp", stateClass: "measurement" }),
+      "ha.entities[0].stateClass",
+      /not a number/,
+    ],
     // Fields that belong to other kinds.
-    ["unit on a switch", entity({ kind: "switch", unit: "W" }), "ha.entities[0].unit", /does not belong to a switch: only sensor entities have unit/],
-    ["unit on a light", entity({ kind: "light", unit: "%" }, [ok]), "ha.entities[1].unit", /does not belong to a light/],
-    ["stateClass on a binary_sensor", entity({ kind: "binary_sensor", stateClass: "measurement" }), "ha.entities[0].stateClass", /does not belong to a binary_sensor/],
-    ["deviceClass on a switch", entity({ kind: "switch", deviceClass: "outlet" }), "ha.entities[0].deviceClass", /only sensor and binary_sensor entities have deviceClass/],
-    ["brightness on a switch", entity({ kind: "switch", brightness: true }), "ha.entities[0].brightness", /only light entities have brightness \(a switch takes id, kind, name, icon\)/],
+    [
+      "unit on a switch",
+      entity({ kind: "switch", unit: "W" }),
+      "ha.entities[0].unit",
+      /does not belong to a switch: only sensor entities have unit/,
+    ],
+    [
+      "unit on a light",
+      entity({ kind: "light", unit: "%" }, [ok]),
+      "ha.entities[1].unit",
+      /does not belong to a light/,
+    ],
+    [
+      "stateClass on a binary_sensor",
+      entity({ kind: "binary_sensor", stateClass: "measurement" }),
+      "ha.entities[0].stateClass",
+      /does not belong to a binary_sensor/,
+    ],
+    [
+      "deviceClass on a switch",
+      entity({ kind: "switch", deviceClass: "outlet" }),
+      "ha.entities[0].deviceClass",
+      /only sensor and binary_sensor entities have deviceClass/,
+    ],
+    [
+      "brightness on a switch",
+      entity({ kind: "switch", brightness: true }),
+      "ha.entities[0].brightness",
+      /only light entities have brightness \(a switch takes id, kind, name, icon\)/,
+    ],
     ["rgb on a sensor", entity({ rgb: true }), "ha.entities[0].rgb", /does not belong to a sensor/],
-    ["displayPrecision on a light", entity({ kind: "light", displayPrecision: 1 }), "ha.entities[0].displayPrecision", /does not belong to a light/],
-    ["an unknown field", entity({ units: "W" }), "ha.entities[0].units", /is not a field of ha\.entities \(a sensor takes id, kind, name, icon, unit, deviceClass, stateClass, displayPrecision\)/],
+    [
+      "displayPrecision on a light",
+      entity({ kind: "light", displayPrecision: 1 }),
+      "ha.entities[0].displayPrecision",
+      /does not belong to a light/,
+    ],
+    [
+      "an unknown field",
+      entity({ units: "W" }),
+      "ha.entities[0].units",
+      /is not a field of ha\.entities \(a sensor takes id, kind, name, icon, unit, deviceClass, stateClass, displayPrecision\)/,
+    ],
     // Per kind.
-    ["binary_sensor class unknown", entity({ kind: "binary_sensor", deviceClass: "button" }), "ha.entities[0].deviceClass", /binary sensor device classes: battery, .*window \(got "button"\)/],
-    ["brightness not a boolean", entity({ kind: "light", brightness: 255 }), "ha.entities[0].brightness", /true or false \(got 255\)/],
+    [
+      "binary_sensor class unknown",
+      entity({ kind: "binary_sensor", deviceClass: "button" }),
+      "ha.entities[0].deviceClass",
+      /binary sensor device classes: battery, .*window \(got "button"\)/,
+    ],
+    [
+      "brightness not a boolean",
+      entity({ kind: "light", brightness: 255 }),
+      "ha.entities[0].brightness",
+      /true or false \(got 255\)/,
+    ],
     ["rgb not a boolean", entity({ kind: "light", rgb: "yes" }), "ha.entities[0].rgb", /true or false/],
-    ["too many entities", { board: "pico_w", ha: { entities: Array.from({ length: 201 }, (_, i) => ({ ...ok, id: `e${i}` })) } }, "ha.entities", /at most 200/],
+    [
+      "too many entities",
+      { board: "pico_w", ha: { entities: Array.from({ length: 201 }, (_, i) => ({ ...ok, id: `e${i}` })) } },
+      "ha.entities",
+      /at most 200/,
+    ],
   );
 
   for (const [what, config, field, message] of invalid) {
@@ -172,10 +277,18 @@ describe("defineConfig", () => {
     for (const [deviceClass, units] of Object.entries(sensorDeviceClassUnits))
       for (const unit of units) {
         const e = { id: "s", kind: "sensor", name: "S", deviceClass, ...(unit === null ? {} : { unit }) };
-        assert.ok(defineConfig({ board: "pico_w", ha: { entities: [e as EntityConfig] } }), `${deviceClass} ${unit}`);
+        assert.ok(
+          defineConfig({ board: "pico_w", ha: { entities: [e as EntityConfig] } }),
+          `${deviceClass} ${unit}`,
+        );
       }
     for (const deviceClass of binarySensorDeviceClasses)
-      assert.ok(defineConfig({ board: "pico_w", ha: { entities: [{ id: "b", kind: "binary_sensor", name: "B", deviceClass }] } }));
+      assert.ok(
+        defineConfig({
+          board: "pico_w",
+          ha: { entities: [{ id: "b", kind: "binary_sensor", name: "B", deviceClass }] },
+        }),
+      );
     assert.throws(
       () => defineConfig(entity({ id: "temp.inside" }, [ok]) as ProjectConfig),
       (e: unknown) => e instanceof ConfigError && e.entityId === "temp.inside",

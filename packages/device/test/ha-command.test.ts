@@ -9,7 +9,14 @@ const valid: HaCommand[] = [
   { type: "ha_command", entityId: "strip", kind: "light", state: "ON", brightness: 0 },
   { type: "ha_command", entityId: "strip", kind: "light", state: "ON", brightness: 255 },
   { type: "ha_command", entityId: "strip", kind: "light", state: "ON", color: { r: 255, g: 0, b: 12 } },
-  { type: "ha_command", entityId: "S_2", kind: "light", state: "ON", brightness: 128, color: { r: 0, g: 0, b: 0 } },
+  {
+    type: "ha_command",
+    entityId: "S_2",
+    kind: "light",
+    state: "ON",
+    brightness: 128,
+    color: { r: 0, g: 0, b: 0 },
+  },
 ];
 
 test("isHaCommand accepts every shape a switch or light command takes", () => {
@@ -53,7 +60,13 @@ test("isHaCommand refuses anything else", () => {
 });
 
 test("isHaCommand narrows an onMessage message to HaCommand", () => {
-  const message: DeviceMessage = { type: "ha_command", entityId: "strip", kind: "light", state: "ON", brightness: 9 };
+  const message: DeviceMessage = {
+    type: "ha_command",
+    entityId: "strip",
+    kind: "light",
+    state: "ON",
+    brightness: 9,
+  };
   if (!isHaCommand(message)) assert.fail("a light command");
   const brightness: number | undefined = message.brightness;
   const kind: "switch" | "light" = message.kind;

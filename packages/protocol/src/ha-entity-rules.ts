@@ -20,7 +20,22 @@ import {
 // may have no unit. A class whose set lacks `null` needs a unit: without one Home Assistant warns
 // that `None` is not a valid unit for the class.
 const volume = ["ft³", "CCF", "m³", "L", "mL", "gal", "fl. oz."];
-const energy = ["J", "kJ", "MJ", "GJ", "mWh", "Wh", "kWh", "MWh", "GWh", "TWh", "cal", "kcal", "Mcal", "Gcal"];
+const energy = [
+  "J",
+  "kJ",
+  "MJ",
+  "GJ",
+  "mWh",
+  "Wh",
+  "kWh",
+  "MWh",
+  "GWh",
+  "TWh",
+  "cal",
+  "kcal",
+  "Mcal",
+  "Gcal",
+];
 const pressure = ["Pa", "hPa", "kPa", "bar", "cbar", "mbar", "mmHg", "inHg", "psi"];
 const speed = ["Beaufort", "ft/s", "in/s", "m/s", "km/h", "kn", "mph", "mm/s"];
 const volumetricFlux = ["in/d", "in/h", "mm/d", "mm/h"];
@@ -38,7 +53,19 @@ export const sensorDeviceClassUnits: { readonly [deviceClass: string]: readonly 
   carbon_dioxide: ["ppm"],
   conductivity: ["S/cm", "µS/cm", "mS/cm"],
   current: ["mA", "A"],
-  data_rate: ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "B/s", "kB/s", "MB/s", "GB/s", "KiB/s", "MiB/s", "GiB/s"],
+  data_rate: [
+    "bit/s",
+    "kbit/s",
+    "Mbit/s",
+    "Gbit/s",
+    "B/s",
+    "kB/s",
+    "MB/s",
+    "GB/s",
+    "KiB/s",
+    "MiB/s",
+    "GiB/s",
+  ],
   data_size: [
     ...["bit", "kbit", "Mbit", "Gbit", "B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"],
     ...["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"],
@@ -91,7 +118,7 @@ export const sensorDeviceClassUnits: { readonly [deviceClass: string]: readonly 
  * and `timestamp` are not numeric, so they take no unit, state class or display precision.
  * (`enum` is left out: it needs an `options` list, which `ha.entities` does not offer.)
  */
-export const sensorDeviceClassesWithoutUnits = ["date", "monetary", "timestamp"] as const;
+const sensorDeviceClassesWithoutUnits = ["date", "monetary", "timestamp"] as const;
 const nonNumericSensorClasses: readonly string[] = ["date", "timestamp"];
 
 /** Every sensor device class `ha.entities` accepts. */
@@ -145,7 +172,7 @@ export const entityKindFields: { readonly [K in EntityKind]: readonly string[] }
 export const displayPrecisionRange = { min: 0, max: 10 } as const;
 
 /** Home Assistant icons are `prefix:name`, e.g. `mdi:thermometer`. */
-export const haIconPattern = /^[a-z0-9_-]+:[a-z0-9_-]+$/;
+const haIconPattern = /^[a-z0-9_-]+:[a-z0-9_-]+$/;
 
 /** One thing wrong with an entity: the field (empty for the entity itself) and what is wrong. */
 export interface EntityProblem {
@@ -155,7 +182,10 @@ export interface EntityProblem {
 
 const show = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : String(value));
 const quoted = (list: readonly (string | null)[]) =>
-  list.filter((u) => u !== null).map((u) => JSON.stringify(u)).join(", ");
+  list
+    .filter((u) => u !== null)
+    .map((u) => JSON.stringify(u))
+    .join(", ");
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -171,13 +201,19 @@ function idProblem(id: unknown): string | null {
 function sensorProblems(e: Record<string, unknown>): EntityProblem[] {
   const problems: EntityProblem[] = [];
   const { unit, deviceClass, stateClass, displayPrecision } = e;
-  if (unit !== undefined && (typeof unit !== "string" || unit.trim() === "" || unit.length > entityLimits.textMaxLength))
+  if (
+    unit !== undefined &&
+    (typeof unit !== "string" || unit.trim() === "" || unit.length > entityLimits.textMaxLength)
+  )
     problems.push({
       field: "unit",
       message: `must be a non-blank string of at most ${entityLimits.textMaxLength} characters (leave it out for none)`,
     });
   if (stateClass !== undefined && !(stateClasses as readonly unknown[]).includes(stateClass))
-    problems.push({ field: "stateClass", message: `must be one of ${stateClasses.join(", ")} (got ${show(stateClass)})` });
+    problems.push({
+      field: "stateClass",
+      message: `must be one of ${stateClasses.join(", ")} (got ${show(stateClass)})`,
+    });
   if (
     displayPrecision !== undefined &&
     !(
@@ -199,7 +235,10 @@ function sensorProblems(e: Record<string, unknown>): EntityProblem[] {
         : (binarySensorDeviceClasses as readonly unknown[]).includes(deviceClass)
           ? `${show(deviceClass)} is a binary_sensor class: an on/off value is kind "binary_sensor"`
           : `one of Home Assistant's sensor device classes: ${sensorDeviceClasses.join(", ")}`;
-    problems.push({ field: "deviceClass", message: `is not a sensor device class (got ${show(deviceClass)}); ${hint}` });
+    problems.push({
+      field: "deviceClass",
+      message: `is not a sensor device class (got ${show(deviceClass)}); ${hint}`,
+    });
     return problems;
   }
   if (nonNumericSensorClasses.includes(deviceClass)) {
@@ -246,9 +285,15 @@ export function entityProblems(entity: unknown): EntityProblem[] {
   const { nameMaxLength, textMaxLength } = entityLimits;
   const name = entity.name;
   if (typeof name !== "string" || name.trim() === "" || name.length > nameMaxLength)
-    problems.push({ field: "name", message: `must be a non-empty string of at most ${nameMaxLength} characters` });
+    problems.push({
+      field: "name",
+      message: `must be a non-empty string of at most ${nameMaxLength} characters`,
+    });
   const icon = entity.icon;
-  if (icon !== undefined && (typeof icon !== "string" || icon.length > textMaxLength || !haIconPattern.test(icon)))
+  if (
+    icon !== undefined &&
+    (typeof icon !== "string" || icon.length > textMaxLength || !haIconPattern.test(icon))
+  )
     problems.push({
       field: "icon",
       message: `must be a Home Assistant icon "prefix:name" such as "mdi:thermometer" (got ${show(icon)})`,
@@ -294,7 +339,10 @@ export function entitiesProblems(entities: unknown): EntityProblem[] {
       problems.push({ field: p.field ? `[${i}].${p.field}` : `[${i}]`, message: p.message });
     const id = isRecord(entity) ? entity.id : undefined;
     if (typeof id === "string" && seen.has(id))
-      problems.push({ field: `[${i}].id`, message: `repeats ${JSON.stringify(id)}: each entity needs its own id` });
+      problems.push({
+        field: `[${i}].id`,
+        message: `repeats ${JSON.stringify(id)}: each entity needs its own id`,
+      });
     seen.add(id);
   });
   return problems;
@@ -315,7 +363,8 @@ export function haCommandProblem(message: unknown): string | null {
     return `entityId must be an ha.entities id (got ${show(message.entityId)})`;
   if (!(commandKinds as readonly unknown[]).includes(message.kind))
     return `kind must be switch or light (got ${show(message.kind)})`;
-  if (message.state !== "ON" && message.state !== "OFF") return `state must be "ON" or "OFF" (got ${show(message.state)})`;
+  if (message.state !== "ON" && message.state !== "OFF")
+    return `state must be "ON" or "OFF" (got ${show(message.state)})`;
   const { brightness, color } = message;
   if (message.kind === "switch" && (brightness !== undefined || color !== undefined))
     return "a switch command has no brightness or color";

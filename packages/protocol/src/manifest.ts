@@ -16,19 +16,28 @@ import { Name } from "./schema-parts.ts";
 
 // What a deployment declares: the board, the entry file, and its Home Assistant entities.
 
-const entityFields = {
+/** An entity's fields after its id; `text` is the schema of unit, deviceClass and icon. */
+const entityFields = (text: z.ZodOptional<z.ZodString>) => ({
   kind: z.enum(entityKinds),
   name: Name(entityLimits.nameMaxLength),
+  unit: text,
+  deviceClass: text,
+  icon: text,
   stateClass: z.enum(stateClasses).optional(),
   displayPrecision: z.number().int().min(displayPrecisionRange.min).max(displayPrecisionRange.max).optional(),
   brightness: z.boolean().optional(),
   rgb: z.boolean().optional(),
-};
-
-const text = z.string().max(entityLimits.textMaxLength).optional();
+});
 
 /** Fields whose values the object schema above already checks (a field of the wrong kind is still reported). */
-const checkedByFieldSchemas = new Set(["kind", "name", "stateClass", "displayPrecision", "brightness", "rgb"]);
+const checkedByFieldSchemas = new Set([
+  "kind",
+  "name",
+  "stateClass",
+  "displayPrecision",
+  "brightness",
+  "rgb",
+]);
 const ownField = (kind: EntityKind, field: string) =>
   field === "kind" || field === "name" || entityKindFields[kind].includes(field);
 
@@ -40,10 +49,8 @@ const ownField = (kind: EntityKind, field: string) =>
 export const EntityConfigSchema = z
   .object({
     id: z.string().describe(`1–64 letters, digits, _ or - (${haEntityIdPattern.source}); no "."`),
-    ...entityFields,
-    unit: z.string().optional().describe("sensors: a unit Home Assistant accepts for the device class"),
-    deviceClass: z.string().optional().describe("sensors and binary sensors: a Home Assistant device class"),
-    icon: z.string().optional().describe('a Home Assistant icon such as "mdi:thermometer"'),
+    // unit, deviceClass and icon: entityProblems checks them (length, spelling, device class tables).
+    ...entityFields(z.string().optional()),
   })
   .superRefine((entity, ctx) => {
     for (const problem of entityProblems(entity)) {
@@ -58,10 +65,7 @@ export const EntityConfigSchema = z
  */
 export const StoredEntityConfigSchema = z.object({
   id: z.string().regex(entityIdPattern, "must be 1–64 letters, digits, _ . or -"),
-  ...entityFields,
-  unit: text,
-  deviceClass: text,
-  icon: text,
+  ...entityFields(z.string().max(entityLimits.textMaxLength).optional()),
 }) satisfies z.ZodType<EntityConfig>;
 
 const manifestFields = {
@@ -84,11 +88,7 @@ const uniqueIds = (entities: EntityConfig[], ctx: z.RefinementCtx) => {
 /** The manifest of a new deployment (what `sdk build` writes). */
 export const DeploymentManifest = z.object({
   ...manifestFields,
-  entities: z
-    .array(EntityConfigSchema)
-    .max(entityLimits.perDeployment)
-    .superRefine(uniqueIds)
-    .default([]),
+  entities: z.array(EntityConfigSchema).max(entityLimits.perDeployment).superRefine(uniqueIds).default([]),
 });
 export type DeploymentManifest = z.infer<typeof DeploymentManifest>;
 
