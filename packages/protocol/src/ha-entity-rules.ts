@@ -14,11 +14,12 @@ import {
 
 // Home Assistant's sensor device classes and the units each accepts, exact spelling, from
 // homeassistant/components/sensor/const.py DEVICE_CLASS_UNITS and the Unit* enums of
-// homeassistant/const.py (home-assistant/core, 2025 sources; see HOME_ASSISTANT.md §6). Since
-// Home Assistant 2025.7 an MQTT sensor whose unit is not in its class's set is rejected ("The unit
-// of measurement `X` is not valid together with device class `Y`"). `null` in a set: the sensor
-// may have no unit. A class whose set lacks `null` needs a unit: without one Home Assistant warns
-// that `None` is not a valid unit for the class.
+// homeassistant/const.py (home-assistant/core; sensor/const.py at commit 00eb6680fbf6, a 2025
+// version; see also HOME_ASSISTANT.md §6). Since Home Assistant 2025.7 an MQTT sensor whose unit is
+// not in its class's set is rejected ("The unit of measurement `X` is not valid together with
+// device class `Y`", mqtt/sensor.py validate_sensor_state_and_device_class_config). `null` in a
+// set: the sensor may have no unit. A class whose set lacks `null` needs a unit: without one Home
+// Assistant warns that `None` is not a valid unit for the class.
 const volume = ["ft³", "CCF", "m³", "L", "mL", "gal", "fl. oz."];
 const energy = [
   "J",
@@ -127,7 +128,10 @@ export const sensorDeviceClasses: readonly string[] = [
   ...sensorDeviceClassesWithoutUnits,
 ].sort();
 
-/** Home Assistant's binary sensor device classes (homeassistant/components/binary_sensor/__init__.py). */
+/**
+ * Home Assistant's binary sensor device classes (BinarySensorDeviceClass in home-assistant/core
+ * homeassistant/components/binary_sensor/__init__.py, commit 027590d94dd8).
+ */
 export const binarySensorDeviceClasses = [
   "battery",
   "battery_charging",
