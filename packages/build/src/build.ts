@@ -104,6 +104,17 @@ async function loadConfig(projectDir: string, cacheDir: string): Promise<Project
       await fs.rm(compiled, { force: true });
     }
   } catch (error) {
+    const entityId = (error as { entityId?: unknown }).entityId;
+    if (typeof entityId === "string") {
+      // A rule of ha.entities: point at the line that declares the entity.
+      const lines = (await fs.readFile(file, "utf8")).split("\n");
+      const quotes = [`"${entityId}"`, `'${entityId}'`, `\`${entityId}\``];
+      const line = lines.findIndex((l) => quotes.some((q) => l.includes(q)));
+      if (line >= 0) {
+        const column = Math.min(...quotes.map((q) => lines[line]!.indexOf(q)).filter((c) => c >= 0)) + 1;
+        return { file: "sdk.ts", line: line + 1, column, code: "config", message: (error as Error).message };
+      }
+    }
     const first = (error as esbuild.BuildFailure).errors?.[0];
     return {
       file:

@@ -380,7 +380,7 @@ describe("project configuration errors", () => {
       [{ board: "pico3" }, /^sdk\.ts: board must be "pico_w" or "pico2_w" \(got "pico3"\)$/],
       [
         { board: "pico_w", ha: { entities: [{ id: "relay", kind: "switch", name: "Relay", unit: "W" }] } },
-        /^sdk\.ts: ha\.entities\[0\] a switch has no unit/,
+        /^sdk\.ts: ha\.entities\[0\]\.unit does not belong to a switch: only sensor entities have unit/,
       ],
       [
         { board: "pico_w", ha: { entities: [{ id: "bad id", kind: "sensor", name: "X" }] } },
@@ -403,6 +403,69 @@ describe("project configuration errors", () => {
       assert.match(d.message, message);
       assert.match(formatDiagnostic(d), /^sdk\.ts:\d+:\d+ - error: sdk\.ts: /);
     }
+  });
+
+  test("ha.entities rules: the diagnostic points at the entity's line in sdk.ts", async (t) => {
+    const source = `import { defineConfig } from "@sdk/device";
+
+export default defineConfig({
+  board: "pico_w",
+  ha: {
+    entities: [
+      { id: "led", kind: "switch", name: "LED" },
+      { id: "temp.inside", kind: "sensor", name: "Inside", unit: "°C", deviceClass: "temperature" },
+      { id: "outside", kind: "sensor", name: "Outside", unit: "C", deviceClass: "temperature" },
+    ],
+  },
+});
+`;
+    const cases: [sdk: string, line: number, message: RegExp][] = [
+      [
+        source,
+        8,
+        /^sdk\.ts: ha\.entities\[1\]\.id "temp\.inside" contains "\.", which Home Assistant's MQTT discovery topics and unique ids do not allow: rename it, e\.g\. to "temp_inside"/,
+      ],
+      [
+        source.replace("temp.inside", "temp_inside"),
+        9,
+        /^sdk\.ts: ha\.entities\[2\]\.unit "C" is not valid with deviceClass "temperature": Home Assistant \(2025\.7 and later\) rejects the entity; use one of "°C", "°F", "K"/,
+      ],
+      [
+        source
+          .replace("temp.inside", "temp_inside")
+          .replace('unit: "C"', 'unit: "°F"')
+          .replace('name: "LED" }', 'name: "LED", rgb: true }'),
+        7,
+        /^sdk\.ts: ha\.entities\[0\]\.rgb does not belong to a switch: only light entities have rgb/,
+      ],
+    ];
+    for (const [sdk, line, message] of cases) {
+      const dir = await project(t, { "sdk.ts": sdk, "src/index.ts": indexTs, "src/label.ts": labelTs });
+      const [d, ...more] = failed(await build({ projectDir: dir })) as [Diagnostic];
+      assert.deepEqual(more, []);
+      assert.match(d.message, message);
+      assert.deepEqual(
+        { file: d.file, line: d.line, code: d.code },
+        { file: "sdk.ts", line, code: "config" },
+      );
+      assert.equal(d.column, sdk.split("\n")[line - 1]!.indexOf('"') + 1, "the column of the entity's id");
+      assert.match(
+        formatDiagnostic(d),
+        new RegExp(`^sdk\\.ts:${line}:\\d+ - error: sdk\\.ts: ha\\.entities`),
+      );
+    }
+    // Fixed, the same project builds, and the manifest carries the entities as declared.
+    const fixed = source.replace("temp.inside", "temp_inside").replace('unit: "C"', 'unit: "°F"');
+    const dir = await project(t, { "sdk.ts": fixed, "src/index.ts": indexTs, "src/label.ts": labelTs });
+    const built = ok(await build({ projectDir: dir }));
+    assert.deepEqual(
+      built.manifest.entities.map((e) => [e.id, e.kind, e.unit]),
+      [
+        ["led", "switch", undefined],
+        ["temp_inside", "sensor", "°C"],
+        ["outside", "sensor", "°F"],
+      ],
+    );
   });
 
   test("a syntax error or a missing default export in sdk.ts", async (t) => {

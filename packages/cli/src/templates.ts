@@ -30,7 +30,7 @@ const guidance = (
 - Pins are GPIO numbers (${pinRuns(boards[t.board].gpios, "`")}), not physical pin numbers; the onboard LED is \`OnboardLED\`.
 - Bad arguments throw \`SdkError\` (code \`invalid_argument\`) synchronously; device failures reject with \`device_error\`, \`device_timeout\` or \`device_offline\`.
 - There is no Node.js: no \`process\`, \`require\`, \`fetch\`, files or network. Only JavaScript built-ins, \`console\` and timers. Every handler has a short deadline (100 ms by default): no long loops.
-- Project settings and Home Assistant entities are in \`sdk.ts\` (\`defineConfig\`).
+- Project settings and Home Assistant entities are in \`sdk.ts\` (\`defineConfig\`): \`ha.entities\` of kind sensor, binary_sensor, switch or light, fed by \`emitState(id, value)\`. Switch and light commands from Home Assistant arrive in \`onMessage\`: check them with \`isHaCommand(msg)\` and confirm with \`emitState\`.
 - Env vars: \`sdk env set NAME value\`, read as \`this.env.NAME\` (strings).
 
 Commands: \`sdk build\` (type-check + bundle; errors as file:line:column), \`sdk deploy\`, \`sdk dev\` (local server + simulated board, redeploys on save), \`sdk status\`, \`sdk logs --tail\`. Add \`--json\` for machine-readable output.
@@ -67,21 +67,26 @@ ${t.projectId ? `  project: "${t.projectId}",\n` : '  // project: "prj_…", // 
   entry: "src/index.ts",
   ha: {
     entities: [
-      { id: "button", kind: "sensor", name: "Button" },
-      { id: "temperature", kind: "sensor", name: "Temperature", unit: "°C", deviceClass: "temperature", stateClass: "measurement" },
+      { id: "button", kind: "binary_sensor", name: "Button" },
+      { id: "led", kind: "switch", name: "LED" },
+      { id: "temperature", kind: "sensor", name: "Temperature", unit: "°C", deviceClass: "temperature", stateClass: "measurement", displayPrecision: 1 },
     ],
   },
 });
 `,
-  "src/index.ts": () => `import { DeviceScript, GP15, OnboardLED } from "@sdk/device";
+  "src/index.ts": () => `import { DeviceScript, GP15, isHaCommand, OnboardLED } from "@sdk/device";
 
-/** Blinks the onboard LED, reports a button on GP15 and the chip temperature. */
+/**
+ * Reports a button on GP15 (true while pressed) and the chip temperature; the onboard LED is a
+ * switch that Home Assistant (or a message with type "ha_command") turns on and off.
+ */
 export default class Main extends DeviceScript {
   async onDeviceConnect() {
     console.log("connected:", this.deviceId);
-    setInterval(() => this.env.DEVICE.gpioToggle(OnboardLED), 500);
     await this.env.DEVICE.pinMode(GP15, "input", "up");
     await this.env.DEVICE.watchPin(GP15, "both", 20);
+    await this.env.DEVICE.gpioWrite(OnboardLED, 0);
+    this.env.DEVICE.emitState("led", false);
     setInterval(async () => {
       const celsius = await this.env.DEVICE.readTemperature();
       this.env.DEVICE.emitState("temperature", Math.round(celsius * 10) / 10);
@@ -89,7 +94,12 @@ export default class Main extends DeviceScript {
   }
 
   async onMessage(msg) {
-    if (msg.type === "gpio_change") this.env.DEVICE.emitState("button", msg.value === 0 ? "pressed" : "released");
+    if (msg.type === "gpio_change") this.env.DEVICE.emitState("button", msg.value === 0);
+    if (isHaCommand(msg) && msg.entityId === "led") {
+      const on = msg.state === "ON";
+      await this.env.DEVICE.gpioWrite(OnboardLED, on);
+      this.env.DEVICE.emitState("led", on); // confirms the new state to Home Assistant
+    }
   }
 }
 `,

@@ -3,7 +3,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { sdk, sdkLive, tempDir } from "./helpers.ts";
 
-test("sdk dev: press 15 on stdin presses the scaffolded project's Button (pull-up, watch, debounce → state)", async (t) => {
+test("sdk dev: press 15 on stdin presses the scaffolded project's Button (pull-up, watch, debounce → binary_sensor state)", async (t) => {
   const home = tempDir(t, "sdk-devctl-home-");
   const work = tempDir(t, "sdk-devctl-work-");
   const init = await sdk(t, ["init", "buttons", "--no-link"], { home, cwd: work });
@@ -21,7 +21,8 @@ test("sdk dev: press 15 on stdin presses the scaffolded project's Button (pull-u
   );
   // The template sets GP15 up (input, pull-up) and watches it once the board connects.
   await dev.waitForOutput((s) => /\bonline\b/.test(s.stdout), 15_000, "the board to come online");
-  const states = () => [...dev.stdout().matchAll(/state button = "(\w+)"/g)].map((m) => m[1]);
+  // The Button is a binary_sensor: true while pressed, false once let go.
+  const states = () => [...dev.stdout().matchAll(/state button = (true|false)\b/g)].map((m) => m[1]);
   // The script arms the watch right after the board connects; a press before that goes unheard,
   // and the answer to each press says which it was.
   let heard = false;
@@ -37,13 +38,13 @@ test("sdk dev: press 15 on stdin presses the scaffolded project's Button (pull-u
   }
   // (When the watch was armed during the previous, unheard, press, its let-go arrives first.)
   const after = () => states().slice(before).join();
-  await dev.waitForOutput(() => /pressed,released$/.test(after()), 15_000, "pressed, then released");
-  assert.match(after(), /^(released,)?pressed,released$/);
+  await dev.waitForOutput(() => /true,false$/.test(after()), 15_000, "pressed (true), then released (false)");
+  assert.match(after(), /^(false,)?true,false$/);
 
   dev.child.stdin!.write("set GP15 0\n");
-  await dev.waitForOutput((s) => /state button = "pressed"\s*$/.test(s.stdout), 10_000, "held down");
+  await dev.waitForOutput((s) => /state button = true\s*$/.test(s.stdout), 10_000, "held down");
   dev.child.stdin!.write("release 15\n");
-  await dev.waitForOutput((s) => /state button = "released"\s*$/.test(s.stdout), 10_000, "let go");
+  await dev.waitForOutput((s) => /state button = false\s*$/.test(s.stdout), 10_000, "let go");
 
   dev.child.stdin!.write("press 99\n");
   await dev.waitForOutput((s) => /GP99 is not a usable GPIO/.test(s.stdout), 10_000, "a clear refusal");

@@ -1,12 +1,4 @@
-import {
-  type Board,
-  boardIds,
-  type EntityConfig,
-  entityIdPattern,
-  entityKinds,
-  entityLimits,
-  stateClasses,
-} from "@sdk/protocol/hardware";
+import { type Board, boardIds, type EntityConfig, entitiesProblems } from "@sdk/protocol/hardware";
 import { idPattern, idPrefixes } from "@sdk/protocol/ids";
 
 export type { EntityConfig, EntityKind, StateClass } from "@sdk/protocol/hardware";
@@ -26,11 +18,14 @@ export interface ProjectConfig {
 /** Thrown by `defineConfig` for an invalid project file; the message names the field. */
 export class ConfigError extends Error {
   readonly field: string;
+  /** The id of the `ha.entities` entry at fault, when it has one (the build points at its line). */
+  readonly entityId: string | undefined;
 
-  constructor(field: string, message: string) {
+  constructor(field: string, message: string, entityId?: string) {
     super(`sdk.ts: ${field} ${message}`);
     this.name = "ConfigError";
     this.field = field;
+    this.entityId = entityId;
   }
 }
 
@@ -54,45 +49,17 @@ export function defineConfig(config: ProjectConfig): ProjectConfig {
     throw new ConfigError("entry", `must be a .ts or .js file path (got ${JSON.stringify(config.entry)})`);
   }
   const entities = config.ha?.entities ?? [];
-  if (!Array.isArray(entities)) throw new ConfigError("ha.entities", "must be an array");
-  if (entities.length > entityLimits.perDeployment) {
-    throw new ConfigError("ha.entities", `must list at most ${entityLimits.perDeployment} entities`);
+  const [problem] = entitiesProblems(entities);
+  if (problem) {
+    const index = Number(/^\[(\d+)\]/.exec(problem.field)?.[1]);
+    const id: unknown = Array.isArray(entities)
+      ? (entities[index] as { id?: unknown } | undefined)?.id
+      : undefined;
+    throw new ConfigError(
+      `ha.entities${problem.field}`,
+      problem.message,
+      typeof id === "string" ? id : undefined,
+    );
   }
-  const seen = new Set<string>();
-  entities.forEach((e, i) => {
-    const at = `ha.entities[${i}]`;
-    if (typeof e !== "object" || e === null) throw new ConfigError(at, "must be an object");
-    if (typeof e.id !== "string" || !entityIdPattern.test(e.id)) {
-      throw new ConfigError(
-        `${at}.id`,
-        `must be 1–64 letters, digits, _ . or - (got ${JSON.stringify(e.id)})`,
-      );
-    }
-    if (seen.has(e.id)) throw new ConfigError(`${at}.id`, `repeats ${JSON.stringify(e.id)}`);
-    seen.add(e.id);
-    if (!entityKinds.includes(e.kind))
-      throw new ConfigError(
-        `${at}.kind`,
-        `must be one of ${entityKinds.join(", ")} (got ${JSON.stringify(e.kind)})`,
-      );
-    const { nameMaxLength, textMaxLength } = entityLimits;
-    if (typeof e.name !== "string" || e.name.trim() === "" || e.name.length > nameMaxLength) {
-      throw new ConfigError(
-        `${at}.name`,
-        `must be a non-empty string of at most ${nameMaxLength} characters`,
-      );
-    }
-    for (const key of ["unit", "deviceClass", "icon"] as const) {
-      if (e[key] !== undefined && (typeof e[key] !== "string" || e[key].length > textMaxLength)) {
-        throw new ConfigError(`${at}.${key}`, `must be a string of at most ${textMaxLength} characters`);
-      }
-    }
-    if (e.stateClass !== undefined && !stateClasses.includes(e.stateClass)) {
-      throw new ConfigError(`${at}.stateClass`, "must be measurement, total or total_increasing");
-    }
-    if (e.kind !== "sensor" && (e.unit !== undefined || e.stateClass !== undefined)) {
-      throw new ConfigError(`${at}`, `a ${e.kind} has no unit or stateClass (only sensors do)`);
-    }
-  });
   return config;
 }

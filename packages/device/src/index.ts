@@ -29,6 +29,7 @@ export {
   type Rgb,
 } from "./device.ts";
 export { SdkError, type SdkErrorCode } from "./errors.ts";
+export { type HaCommand, isHaCommand } from "./ha-command.ts";
 export * from "./pins.ts";
 export {
   type CustomMessage,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, test } from "node:test";
+import { binarySensorDeviceClasses, sensorDeviceClassUnits } from "@sdk/protocol/hardware";
 import {
   boardPins,
   ConfigError,
@@ -10,6 +11,7 @@ import {
   type DeviceMessage,
   DeviceScript,
   defineConfig,
+  type EntityConfig,
   GP0,
   GP22,
   GP26,
@@ -43,9 +45,13 @@ describe("defineConfig", () => {
             icon: "mdi:thermometer",
             stateClass: "measurement",
           },
-          { id: "energy.total", kind: "sensor", name: "Energy", unit: "kWh", stateClass: "total_increasing" },
+          { id: "energy_total", kind: "sensor", name: "Energy", unit: "kWh", stateClass: "total_increasing" },
+          { id: "free", kind: "sensor", name: "Free", unit: "things", displayPrecision: 0 },
+          { id: "ph", kind: "sensor", name: "pH", deviceClass: "ph", displayPrecision: 10 },
+          { id: "door", kind: "binary_sensor", name: "Door", deviceClass: "door" },
+          { id: "button", kind: "binary_sensor", name: "Button" },
           { id: "relay-1", kind: "switch", name: "Relay", icon: "mdi:power" },
-          { id: "LED_strip", kind: "light", name: "x".repeat(100), deviceClass: "light" },
+          { id: "LED_strip", kind: "light", name: "x".repeat(100), brightness: true, rgb: false },
         ],
       },
     };
@@ -88,8 +94,19 @@ describe("defineConfig", () => {
     ["entity id with a space", entity({ id: "my temp" }), "ha.entities[0].id", /"my temp"/],
     ["entity id too long", entity({ id: "x".repeat(65) }), "ha.entities[0].id", /1–64/],
     ["entity id a number", entity({ id: 1 }), "ha.entities[0].id", /got 1\)/],
+    [
+      "entity id with a dot",
+      entity({ id: "temp.inside" }),
+      "ha.entities[0].id",
+      /^sdk\.ts: ha\.entities\[0\]\.id "temp\.inside" contains "\.", which Home Assistant's MQTT discovery topics .* "temp_inside"/,
+    ],
     ["duplicate entity id", entity({ id: "a" }, [ok]), "ha.entities[1].id", /repeats "a"/],
-    ["kind missing", entity({ kind: undefined }, [ok]), "ha.entities[1].kind", /sensor, switch, light/],
+    [
+      "kind missing",
+      entity({ kind: undefined }, [ok]),
+      "ha.entities[1].kind",
+      /sensor, binary_sensor, switch, light/,
+    ],
     ["kind unknown", entity({ kind: "number" }), "ha.entities[0].kind", /"number"/],
     ["name missing", entity({ name: undefined }), "ha.entities[0].name", /non-empty/],
     ["name empty", entity({ name: "" }), "ha.entities[0].name", /non-empty/],
@@ -97,21 +114,143 @@ describe("defineConfig", () => {
     ["name too long", entity({ name: "x".repeat(101) }), "ha.entities[0].name", /at most 100/],
     ["unit a number", entity({ unit: 5 }), "ha.entities[0].unit", /string of at most 64/],
     ["unit too long", entity({ unit: "u".repeat(65) }), "ha.entities[0].unit", /at most 64/],
-    ["deviceClass a number", entity({ deviceClass: 1 }), "ha.entities[0].deviceClass", /string/],
-    ["icon too long", entity({ icon: "i".repeat(65) }), "ha.entities[0].icon", /at most 64/],
+    ["unit blank", entity({ unit: " " }), "ha.entities[0].unit", /non-blank/],
+    [
+      "deviceClass a number",
+      entity({ deviceClass: 1 }),
+      "ha.entities[0].deviceClass",
+      /not a sensor device class \(got 1\)/,
+    ],
+    ["icon too long", entity({ icon: `mdi:${"i".repeat(61)}` }), "ha.entities[0].icon", /prefix:name/],
+    ["icon without a prefix", entity({ icon: "thermometer" }), "ha.entities[0].icon", /"mdi:thermometer"/],
     [
       "stateClass unknown",
       entity({ stateClass: "average" }),
       "ha.entities[0].stateClass",
       /measurement, total/,
     ],
-    ["unit on a switch", entity({ kind: "switch", unit: "W" }), "ha.entities[0]", /a switch has no unit/],
-    ["unit on a light", entity({ kind: "light", unit: "%" }, [ok]), "ha.entities[1]", /a light has no unit/],
     [
-      "stateClass on a switch",
-      entity({ kind: "switch", stateClass: "measurement" }),
-      "ha.entities[0]",
-      /stateClass \(only sensors do\)/,
+      "displayPrecision negative",
+      entity({ displayPrecision: -1 }),
+      "ha.entities[0].displayPrecision",
+      /0 to 10/,
+    ],
+    ["displayPrecision 11", entity({ displayPrecision: 11 }), "ha.entities[0].displayPrecision", /0 to 10/],
+    [
+      "displayPrecision 1.5",
+      entity({ displayPrecision: 1.5 }),
+      "ha.entities[0].displayPrecision",
+      /whole number/,
+    ],
+    // A sensor's unit against Home Assistant's table for its device class.
+    [
+      "temperature in C",
+      entity({ deviceClass: "temperature", unit: "C" }),
+      "ha.entities[0].unit",
+      /"C" is not valid with deviceClass "temperature": Home Assistant \(2025\.7 and later\) rejects the entity; use one of "°C", "°F", "K"/,
+    ],
+    ["humidity in ‰", entity({ deviceClass: "humidity", unit: "‰" }), "ha.entities[0].unit", /"%"/],
+    ["power in w", entity({ deviceClass: "power", unit: "w" }), "ha.entities[0].unit", /"W", "kW"/],
+    [
+      "temperature without unit",
+      entity({ deviceClass: "temperature" }),
+      "ha.entities[0].unit",
+      /is needed with deviceClass "temperature"/,
+    ],
+    [
+      "aqi with a unit",
+      entity({ deviceClass: "aqi", unit: "AQI" }),
+      "ha.entities[0].unit",
+      /must be left out/,
+    ],
+    [
+      "unknown sensor class",
+      entity({ deviceClass: "temprature" }),
+      "ha.entities[0].deviceClass",
+      /sensor device classes: apparent_power/,
+    ],
+    ["enum sensor", entity({ deviceClass: "enum" }), "ha.entities[0].deviceClass", /options/],
+    [
+      "a binary class on a sensor",
+      entity({ deviceClass: "door" }),
+      "ha.entities[0].deviceClass",
+      /kind "binary_sensor"/,
+    ],
+    [
+      "timestamp with a unit",
+      entity({ deviceClass: "timestamp", unit: "s" }),
+      "ha.entities[0].unit",
+      /not a number/,
+    ],
+    [
+      "timestamp with a state class",
+      entity({ deviceClass: "timestamp", stateClass: "measurement" }),
+      "ha.entities[0].stateClass",
+      /not a number/,
+    ],
+    // Fields that belong to other kinds.
+    [
+      "unit on a switch",
+      entity({ kind: "switch", unit: "W" }),
+      "ha.entities[0].unit",
+      /does not belong to a switch: only sensor entities have unit/,
+    ],
+    [
+      "unit on a light",
+      entity({ kind: "light", unit: "%" }, [ok]),
+      "ha.entities[1].unit",
+      /does not belong to a light/,
+    ],
+    [
+      "stateClass on a binary_sensor",
+      entity({ kind: "binary_sensor", stateClass: "measurement" }),
+      "ha.entities[0].stateClass",
+      /does not belong to a binary_sensor/,
+    ],
+    [
+      "deviceClass on a switch",
+      entity({ kind: "switch", deviceClass: "outlet" }),
+      "ha.entities[0].deviceClass",
+      /only sensor and binary_sensor entities have deviceClass/,
+    ],
+    [
+      "brightness on a switch",
+      entity({ kind: "switch", brightness: true }),
+      "ha.entities[0].brightness",
+      /only light entities have brightness \(a switch takes id, kind, name, icon\)/,
+    ],
+    ["rgb on a sensor", entity({ rgb: true }), "ha.entities[0].rgb", /does not belong to a sensor/],
+    [
+      "displayPrecision on a light",
+      entity({ kind: "light", displayPrecision: 1 }),
+      "ha.entities[0].displayPrecision",
+      /does not belong to a light/,
+    ],
+    [
+      "an unknown field",
+      entity({ units: "W" }),
+      "ha.entities[0].units",
+      /is not a field of ha\.entities \(a sensor takes id, kind, name, icon, unit, deviceClass, stateClass, displayPrecision\)/,
+    ],
+    // Per kind.
+    [
+      "binary_sensor class unknown",
+      entity({ kind: "binary_sensor", deviceClass: "button" }),
+      "ha.entities[0].deviceClass",
+      /binary sensor device classes: battery, .*window \(got "button"\)/,
+    ],
+    [
+      "brightness not a boolean",
+      entity({ kind: "light", brightness: 255 }),
+      "ha.entities[0].brightness",
+      /true or false \(got 255\)/,
+    ],
+    ["rgb not a boolean", entity({ kind: "light", rgb: "yes" }), "ha.entities[0].rgb", /true or false/],
+    [
+      "too many entities",
+      { board: "pico_w", ha: { entities: Array.from({ length: 201 }, (_, i) => ({ ...ok, id: `e${i}` })) } },
+      "ha.entities",
+      /at most 200/,
     ],
   );
 
@@ -134,10 +273,25 @@ describe("defineConfig", () => {
     });
   }
 
-  test("the message of a unit on a switch names the unit", () => {
+  test("every unit of Home Assistant's table passes with its device class, and the error carries the entity id", () => {
+    for (const [deviceClass, units] of Object.entries(sensorDeviceClassUnits))
+      for (const unit of units) {
+        const e = { id: "s", kind: "sensor", name: "S", deviceClass, ...(unit === null ? {} : { unit }) };
+        assert.ok(
+          defineConfig({ board: "pico_w", ha: { entities: [e as EntityConfig] } }),
+          `${deviceClass} ${unit}`,
+        );
+      }
+    for (const deviceClass of binarySensorDeviceClasses)
+      assert.ok(
+        defineConfig({
+          board: "pico_w",
+          ha: { entities: [{ id: "b", kind: "binary_sensor", name: "B", deviceClass }] },
+        }),
+      );
     assert.throws(
-      () => defineConfig(entity({ kind: "switch", unit: "W" }) as ProjectConfig),
-      /^ConfigError: sdk\.ts: ha\.entities\[0\] a switch has no unit or stateClass \(only sensors do\)$/,
+      () => defineConfig(entity({ id: "temp.inside" }, [ok]) as ProjectConfig),
+      (e: unknown) => e instanceof ConfigError && e.entityId === "temp.inside",
     );
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { successEnvelope } from "./envelope.ts";
-import { deploymentLimits, EntityConfigSchema } from "./manifest.ts";
+import { deploymentLimits, StoredEntityConfigSchema } from "./manifest.ts";
 import { PinState } from "./pins.ts";
 import {
   AuthResult,
@@ -396,7 +396,7 @@ export const endpoints = {
     path: "/v1/projects/:projectId/entities",
     summary: "The Home Assistant entities declared by the live deployment",
     access: "user",
-    result: z.array(EntityConfigSchema),
+    result: z.array(StoredEntityConfigSchema),
   }),
   sendDeviceMessage: endpoint({
     method: "POST",

@@ -3,6 +3,18 @@
 // bundles it into every device script (it runs in QuickJS, so it must stay small and
 // dependency-free), and scripts/generate-c-header.ts turns it into the firmware's C header.
 
+export {
+  binarySensorDeviceClasses,
+  displayPrecisionRange,
+  type EntityProblem,
+  entitiesProblems,
+  entityCommonFields,
+  entityKindFields,
+  entityProblems,
+  haCommandProblem,
+  sensorDeviceClasses,
+  sensorDeviceClassUnits,
+} from "./ha-entity-rules.ts";
 export { jsonProblems, jsonTextTooDeep, jsonValueProblem, maxJsonDepth } from "./json-rules.ts";
 
 // ---------------------------------------------------------------- versions and framing

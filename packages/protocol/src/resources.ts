@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Board, ConnectionState, LogLevel, LogSource, Role } from "./fields.ts";
-import { DeploymentManifest } from "./manifest.ts";
+import { StoredDeploymentManifest } from "./manifest.ts";
 import { Timestamp } from "./schema-parts.ts";
 
 // What the REST API returns: accounts, projects, devices and what belongs to them.
@@ -106,7 +106,7 @@ export const Deployment = z.object({
   version: z.number().int(),
   status: DeploymentStatus,
   sha256: z.string(),
-  manifest: DeploymentManifest,
+  manifest: StoredDeploymentManifest,
   error: z.string().nullable(),
   createdBy: z.string().nullable(),
   createdAt: Timestamp,

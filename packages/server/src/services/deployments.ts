@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import {
   type Deployment,
-  DeploymentManifest,
+  type DeploymentManifest,
   type DeploymentSource,
   type EntityConfig,
   idPrefixes,
+  StoredDeploymentManifest,
 } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
@@ -52,7 +53,7 @@ const view = (row: DeploymentRow): Deployment => ({
   version: row.version,
   status: row.status,
   sha256: row.sha256,
-  manifest: DeploymentManifest.parse(JSON.parse(row.manifest)),
+  manifest: StoredDeploymentManifest.parse(JSON.parse(row.manifest)),
   error: row.error,
   createdBy: row.createdBy,
   createdAt: iso(row.createdAt),
@@ -232,7 +233,7 @@ export function deploymentsService(deps: {
     async entities(principal: Principal, projectId: string): Promise<EntityConfig[]> {
       await visibleProject(principal, projectId);
       const active = await repos.deployments.active(projectId);
-      return active ? DeploymentManifest.parse(JSON.parse(active.manifest)).entities : [];
+      return active ? StoredDeploymentManifest.parse(JSON.parse(active.manifest)).entities : [];
     },
   };
 }
