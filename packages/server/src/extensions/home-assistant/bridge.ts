@@ -126,6 +126,12 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
   }
 
   async function publishStates(w: Wanted, force = false) {
+    const declared = new Set(w.entities.map((e) => e.id));
+    for (const topic of [...retained.keys()]) {
+      const own = topics.parse(topic);
+      if (own?.deviceId === w.deviceId && own.rest[1] === "state" && !declared.has(own.rest[0]!))
+        await publish(topic, "");
+    }
     const latest = await source.latestStates(w.deviceId);
     for (const entity of w.entities) {
       if (!latest.has(entity.id)) continue;
@@ -259,7 +265,7 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
 
   function onCommand(topic: string, payload: string, packet: IPublishPacket) {
     const at = topics.parse(topic);
-    if (!at || at.rest.length !== 2) return;
+    if (at?.rest.length !== 2) return;
     const w = wanted.get(at.deviceId);
     // The topic names the project: a device of another project is never reached through it.
     if (!w || w.projectId !== at.projectId) {
@@ -348,7 +354,7 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     async start() {
       await loadAll();
       unsubscribe = [
-        bus.subscribe("device.connected", ({ projectId, deviceId, firmware }) => {
+        bus.subscribe("device.connected", ({ deviceId, firmware }) => {
           online.set(deviceId, true);
           const w = wanted.get(deviceId);
           if (!w) return;
