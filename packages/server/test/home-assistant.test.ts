@@ -203,6 +203,16 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
   await ha.until(availability, (p) => p === "offline", "the board offline");
   await first.stop("SIGKILL");
   await ha.until(`${n.base}/status`, (p) => p === "offline", "the server's last will");
+  // A config of this bridge for a board that no longer exists: a ghost the next start clears.
+  const ghostTopic = `${n.prefix}/device/dev_ghost/config`;
+  const ghost = {
+    ...config,
+    device: { identifiers: ["sdk_dev_ghost"], name: "Ghost" },
+    components: {
+      x: { platform: "sensor", unique_id: "sdk_ghost_x", name: "X", state_topic: `${n.base}/ghost/x/state` },
+    },
+  };
+  await ha.client.publishAsync(ghostTopic, JSON.stringify(ghost), { qos: 1, retain: true });
   const configsBefore = ha.count(configTopic);
   const second = await startServerProcess(t, dataDir, env);
   client = second.client(token);
@@ -211,6 +221,7 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
   sim = await connect(second.url);
   await ha.until(availability, (p) => p === "online", "the board back");
   assert.equal(ha.count(configTopic), configsBefore, "an unchanged config is not republished at start");
+  await ha.until(ghostTopic, (p) => p === undefined, "the ghost config cleared at start");
 
   // Home Assistant restarts: its birth message brings availability and last states again.
   const statesBefore = ha.count(at("temp", "state"));
@@ -259,6 +270,7 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
   assert.deepEqual([...left.keys()], [`${n.base}/status`]);
   await second.stop("SIGTERM", 10_000);
   await cleanUp(n);
+  assert.deepEqual(ha.problems, []);
 });
 
 test("broker down at start, then up: the bridge catches up; a device deleted in HA comes back only with a deploy", {
@@ -310,6 +322,7 @@ test("broker down at start, then up: the bridge catches up; a device deleted in 
   );
   await deployScript(t, client, project.id, script, { entities: allEntities, skipTypeCheck: true });
   await ha.until(configTopic, Boolean, "the next deploy publishes it again");
+  assert.deepEqual(ha.problems, []);
 });
 
 test("HA_DISCOVERY=component: one retained config per entity, valid for older Home Assistant", {
@@ -344,6 +357,7 @@ test("HA_DISCOVERY=component: one retained config per entity, valid for older Ho
     );
   await proc.stop("SIGTERM", 10_000);
   await cleanUp(n);
+  assert.deepEqual(ha.problems, []);
 });
 
 /** The shared broker keeps nothing of a test run. */

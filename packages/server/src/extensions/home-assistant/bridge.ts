@@ -407,6 +407,12 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
         synced = false;
       });
       c.on("error", (error) => {
+        if (typeof (error as { code?: unknown }).code === "number") {
+          logger.error(
+            `Home Assistant bridge: the MQTT broker ${broker} refused the connection (${error.message}); check the user name and password in MQTT_URL and restart the server`,
+          );
+          return;
+        }
         if (warnedDown) return;
         warnedDown = true;
         logger.warn(
