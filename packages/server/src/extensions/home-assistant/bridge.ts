@@ -105,8 +105,9 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       ))
         if (!current.has(id) && Object.keys(c).length > 1) gone.set(id, String(c.platform));
       if (gone.size > 0) await publish(topic, JSON.stringify(deviceConfig(w.input, topics, gone)));
-      await publish(topic, JSON.stringify(deviceConfig(w.input, topics)));
-      pending.delete(topic);
+      const json = JSON.stringify(deviceConfig(w.input, topics));
+      await publish(topic, json);
+      if (retained.get(topic) === json) pending.delete(topic);
       return;
     }
     const configs = componentConfigs(w.input, topics);
@@ -120,8 +121,9 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
         await publish(topic, "");
     for (const [topic, body] of configs) {
       if (deletedInHa.has(topic)) continue;
-      await publish(topic, JSON.stringify(body));
-      pending.delete(topic);
+      const json = JSON.stringify(body);
+      await publish(topic, json);
+      if (retained.get(topic) === json) pending.delete(topic);
     }
   }
 
