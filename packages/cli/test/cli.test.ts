@@ -41,6 +41,7 @@ const EnvList = z.object({
 const Deploy = z.object({
   ok: z.boolean(),
   deployment: z.object({ version: z.number(), status: z.string() }),
+  homeAssistant: z.object({ enabled: z.boolean() }).nullable().optional(),
 });
 const LogLine = z.object({
   id: z.string(),
@@ -124,6 +125,7 @@ export default class Main extends DeviceScript<{ MODE: string }> {
   assert.equal(deployed.code, 0, deployed.stderr);
   const deployment = Deploy.parse(JSON.parse(deployed.stdout));
   assert.equal(deployment.deployment.status, "active");
+  assert.equal(deployment.homeAssistant?.enabled, false, "a server without MQTT_URL publishes nothing");
 
   const client = new SdkClient({
     baseUrl: w.url,

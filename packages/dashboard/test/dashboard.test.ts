@@ -184,6 +184,11 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByRole("heading", { name: "Greenhouse", level: 1 }).waitFor(wait);
   const projectId = new URL(page.url()).pathname.split("/")[2]!;
   assert.match(projectId, /^prj_/);
+  // Without MQTT_URL the Home Assistant section says the bridge is off and how to turn it on.
+  await page
+    .getByRole("region", { name: "Home Assistant", exact: true })
+    .getByText("this server has no MQTT_URL", { exact: false })
+    .waitFor(wait);
 
   // A device: its credentials are shown once, with what to do next.
   await page.getByLabel("Device name").fill("Sensor 1");

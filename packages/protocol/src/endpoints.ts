@@ -35,6 +35,7 @@ import {
   FirmwareImage,
   FirmwareRelease,
   firmwareLimits,
+  HomeAssistantStatus,
   LogEntry,
   Project,
   ServerInfo,
@@ -397,6 +398,13 @@ export const endpoints = {
     summary: "The Home Assistant entities declared by the live deployment",
     access: "user",
     result: z.array(StoredEntityConfigSchema),
+  }),
+  getHomeAssistant: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/home-assistant",
+    summary: "The Home Assistant bridge: connected to which broker, and the entities published per device",
+    access: "user",
+    result: HomeAssistantStatus,
   }),
   sendDeviceMessage: endpoint({
     method: "POST",

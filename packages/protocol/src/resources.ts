@@ -149,3 +149,39 @@ export type FirmwareRelease = z.infer<typeof FirmwareRelease>;
 export const FirmwareImage = z
   .custom<Uint8Array>((value) => value instanceof Uint8Array, "must be raw bytes")
   .describe("The UF2 file (application/octet-stream)");
+
+/** The Home Assistant bridge (MQTT discovery) as one project sees it. */
+export const HomeAssistantStatus = z.object({
+  enabled: z.boolean().describe("False when the server has no MQTT_URL: nothing is published."),
+  connected: z.boolean().describe("The bridge is connected to the MQTT broker right now."),
+  broker: z.string().nullable().describe("The broker's `host:port` (never its credentials)."),
+  mode: z
+    .enum(["device", "component"])
+    .nullable()
+    .describe("HA_DISCOVERY: one config per device, or per entity."),
+  discoveryPrefix: z.string().nullable(),
+  baseTopic: z.string().nullable(),
+  devices: z
+    .array(
+      z.object({
+        deviceId: z.string(),
+        name: z.string(),
+        online: z.boolean(),
+        published: z.boolean().describe("The broker holds this device's current discovery config."),
+        deletedInHomeAssistant: z
+          .boolean()
+          .describe("Removed in Home Assistant's UI: published again by the next deploy only."),
+        entities: z.array(
+          z.object({
+            id: z.string(),
+            kind: z.enum(["sensor", "binary_sensor", "switch", "light"]),
+            name: z.string(),
+            uniqueId: z.string(),
+            defaultEntityId: z.string().describe("The entity id Home Assistant gives it when created."),
+          }),
+        ),
+      }),
+    )
+    .describe("Devices of the project's live deployment and the entities published for each."),
+});
+export type HomeAssistantStatus = z.infer<typeof HomeAssistantStatus>;

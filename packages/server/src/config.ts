@@ -46,6 +46,18 @@ export interface Config {
   };
   /** How many deployments each project keeps; the live one is never removed. */
   deploymentsKept: number;
+  /** The Home Assistant bridge over MQTT; `null` (MQTT_URL unset) turns it off. */
+  homeAssistant: HomeAssistantConfig | null;
+}
+
+export interface HomeAssistantConfig {
+  /** `mqtt://`, `mqtts://`, `ws://` or `wss://` URL, credentials included (never logged). */
+  mqttUrl: string;
+  /** Topics of the bridge: `<baseTopic>/status`, `<baseTopic>/<deviceId>/…`. */
+  baseTopic: string;
+  discoveryPrefix: string;
+  /** `device`: one config per device (Home Assistant 2024.11+); `component`: one per entity. */
+  discovery: "device" | "component";
 }
 
 export class ConfigError extends Error {}
@@ -112,6 +124,39 @@ function defaultInstanceName(hostname: string): string {
   return name;
 }
 
+/** A topic prefix: MQTT topic levels without wildcards, no leading or trailing `/`. */
+function topicPrefix(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(raw) || raw.length > 100) {
+    throw new ConfigError(
+      `${name} must be topic levels of letters, digits, _ and - separated by / (no wildcards, no leading or trailing /; got "${raw}")`,
+    );
+  }
+  return raw;
+}
+
+function homeAssistant(env: Env): HomeAssistantConfig | null {
+  const raw = env.MQTT_URL?.trim();
+  if (raw === undefined || raw === "") return null;
+  const what =
+    "MQTT_URL must be an mqtt://[user:password@]host[:port] or mqtts:// URL, or unset to turn the Home Assistant bridge off";
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(what); // the value is not echoed: it may hold a password
+  }
+  if (!["mqtt:", "mqtts:", "ws:", "wss:"].includes(parsed.protocol) || !parsed.hostname)
+    throw new ConfigError(`${what} (got a ${parsed.protocol} URL)`);
+  return {
+    mqttUrl: raw,
+    baseTopic: topicPrefix(env, "MQTT_BASE_TOPIC", "sdk"),
+    discoveryPrefix: topicPrefix(env, "HA_DISCOVERY_PREFIX", "homeassistant"),
+    discovery: oneOf(env, "HA_DISCOVERY", "device", ["device", "component"] as const),
+  };
+}
+
 function signInLinkKey(env: Env): string | null {
   const raw = env.SIGN_IN_LINK_KEY?.trim();
   if (raw === undefined || raw === "") return null;
@@ -172,5 +217,6 @@ export function loadConfig(
       loadTimeoutMs: integer(env, "SCRIPT_LOAD_TIMEOUT_MS", 250, 10, 60_000),
     },
     deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
+    homeAssistant: homeAssistant(env),
   };
 }

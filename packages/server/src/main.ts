@@ -18,11 +18,15 @@ async function main(): Promise<void> {
   // Loaded only after the configuration is valid, so a bad value fails fast.
   const { createLogger, createServer, serverVersion } = await import("./app.ts");
   const { mdnsAdvertiser } = await import("./extensions/mdns.ts");
+  const { homeAssistantBridge } = await import("./extensions/home-assistant/bridge.ts");
   const logger = createLogger(config);
   const server = await createServer({
     config,
     logger,
-    extensions: config.mdns.enabled ? [mdnsAdvertiser] : [],
+    extensions: [
+      ...(config.mdns.enabled ? [mdnsAdvertiser] : []),
+      ...(config.homeAssistant ? [homeAssistantBridge] : []),
+    ],
   });
   const url = await server.listen();
   logger.info(

@@ -79,3 +79,45 @@ test("mDNS: on by default as 'sdk on <host>'; MDNS=false turns it off; MDNS_NAME
     );
   }
 });
+
+test("the Home Assistant bridge: off without MQTT_URL; defaults; refused values never echo a password", () => {
+  assert.equal(loadConfig({}, "/").homeAssistant, null);
+  assert.deepEqual(loadConfig({ MQTT_URL: "mqtt://u:p@broker:1883" }, "/").homeAssistant, {
+    mqttUrl: "mqtt://u:p@broker:1883",
+    baseTopic: "sdk",
+    discoveryPrefix: "homeassistant",
+    discovery: "device",
+  });
+  const custom = loadConfig(
+    {
+      MQTT_URL: "mqtts://b",
+      MQTT_BASE_TOPIC: "home/sdk",
+      HA_DISCOVERY_PREFIX: "ha",
+      HA_DISCOVERY: "component",
+    },
+    "/",
+  ).homeAssistant;
+  assert.equal(custom?.baseTopic, "home/sdk");
+  assert.equal(custom?.discovery, "component");
+  assert.throws(
+    () => loadConfig({ MQTT_URL: "http://u:secret@b" }, "/"),
+    (e: Error) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, /MQTT_URL must be an mqtt:\/\//);
+      assert.doesNotMatch(e.message, /secret/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => loadConfig({ MQTT_URL: "mqtt://b", MQTT_BASE_TOPIC: "sdk/#" }, "/"),
+    /MQTT_BASE_TOPIC must be/,
+  );
+  assert.throws(
+    () => loadConfig({ MQTT_URL: "mqtt://b", HA_DISCOVERY_PREFIX: "/ha" }, "/"),
+    /HA_DISCOVERY_PREFIX/,
+  );
+  assert.throws(
+    () => loadConfig({ MQTT_URL: "mqtt://b", HA_DISCOVERY: "both" }, "/"),
+    /HA_DISCOVERY must be one of/,
+  );
+});

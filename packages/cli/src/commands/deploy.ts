@@ -1,7 +1,24 @@
+import type { HomeAssistantStatus } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { localTime } from "../output.ts";
 import { kb, runBuild } from "./build.ts";
+
+/** What `sdk deploy` says about Home Assistant: the entities published, or why none are. */
+function homeAssistantLines(status: HomeAssistantStatus | null, declared: number): string[] {
+  if (declared === 0 || !status) return [];
+  if (!status.enabled)
+    return [
+      `Home Assistant: ${declared} entities declared; this server has no MQTT_URL, so none are published`,
+    ];
+  const where = `${status.broker}${status.connected ? "" : ", not connected: published once the broker answers"}`;
+  if (status.devices.length === 0)
+    return [`Home Assistant (${where}): no devices in this project yet; entities appear when you add one`];
+  return [
+    `Home Assistant (${where}):`,
+    ...status.devices.map((d) => `  ${d.name}: ${d.entities.map((e) => e.defaultEntityId).join(", ")}`),
+  ];
+}
 
 export const deploy: Command = {
   name: "deploy",
@@ -39,11 +56,16 @@ export const deploy: Command = {
     g.out.stopSpinner();
     if (verbose) g.out.info(`upload + load check: ${Math.round(performance.now() - uploadStarted)} ms`);
     const ok = deployment.status === "active";
-    g.out.result({ ok, deployment, durationMs: Math.round(performance.now() - started) });
+    // The entities the server published to Home Assistant (a server without the bridge says enabled: false).
+    const homeAssistant = ok
+      ? await client.api.getHomeAssistant({ params: { projectId: id } }).catch(() => null)
+      : null;
+    g.out.result({ ok, deployment, homeAssistant, durationMs: Math.round(performance.now() - started) });
     if (ok) {
       g.out.line(
         `${g.out.green("✔")} Deployed v${deployment.version} to ${id} — live since ${localTime(deployment.activatedAt)}`,
       );
+      for (const line of homeAssistantLines(homeAssistant, built.manifest.entities.length)) g.out.line(line);
       return 0;
     }
     g.out.info(g.out.red(`✖ Deployment v${deployment.version} failed; the previous version stays live:`));

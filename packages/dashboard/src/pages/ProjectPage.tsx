@@ -6,6 +6,7 @@ import { DeploymentsSection } from "../components/project/DeploymentsSection.tsx
 import { DevicesSection } from "../components/project/DevicesSection.tsx";
 import { EntitiesSection } from "../components/project/EntitiesSection.tsx";
 import { EnvVarsSection } from "../components/project/EnvVarsSection.tsx";
+import { HomeAssistantSection } from "../components/project/HomeAssistantSection.tsx";
 import { ProjectActions } from "../components/project/ProjectSettings.tsx";
 import { RelativeTime } from "../components/Time.tsx";
 import { useLoad } from "../hooks/useLoad.ts";
@@ -55,6 +56,10 @@ export function ProjectPage({ projectId }: { projectId: string }) {
         }}
       />
       <EntitiesSection entities={entities} />
+      <HomeAssistantSection
+        projectId={projectId}
+        reloadKey={deployments.status === "ready" && deployments.data}
+      />
       <EnvVarsSection projectId={projectId} />
     </>
   );

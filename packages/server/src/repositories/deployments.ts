@@ -30,6 +30,8 @@ export function deploymentsRepository(db: Kysely<DB>) {
         .where("projectId", "=", projectId)
         .where("status", "=", "active")
         .executeTakeFirst(),
+    /** For the Home Assistant bridge: every project's live deployment. */
+    allActive: () => db.selectFrom("deployments").selectAll().where("status", "=", "active").execute(),
     /** Inserts with the next version number of the project (the caller checked visibility). */
     insert: (row: Omit<DeploymentRow, "version">) =>
       db.transaction().execute(async (tx) => {

@@ -26,6 +26,15 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
           })
           .execute();
       }),
+    /** For the Home Assistant bridge (no viewer): the latest value of each entity of a device. */
+    latestOf: async (deviceId: string) => {
+      await batcher.barrier();
+      return db
+        .selectFrom("deviceState")
+        .select(["entityId", "value"])
+        .where("deviceId", "=", deviceId)
+        .execute();
+    },
     latest: async (viewer: Viewer, projectId: string, deviceId: string) => {
       await batcher.barrier(); // values already published to watchers are readable here too
       return db

@@ -31,6 +31,9 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       scoped(viewer, projectId).orderBy("createdAt").orderBy("id").execute(),
     find: (viewer: Viewer, projectId: string, id: string) =>
       scoped(viewer, projectId).where("id", "=", id).executeTakeFirst(),
+    /** For the Home Assistant bridge (no viewer): the devices of a project. */
+    inProject: (projectId: string) =>
+      db.selectFrom("devices").select(columns).where("projectId", "=", projectId).orderBy("id").execute(),
     /** The caller has already checked that the project is visible. */
     insert: async (row: Omit<Selectable<DevicesTable>, "status">) => {
       await db.insertInto("devices").values(row).execute();

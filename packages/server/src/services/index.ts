@@ -17,6 +17,7 @@ import { deviceStateService } from "./device-state.ts";
 import { devicesService } from "./devices.ts";
 import { envVarsService } from "./env-vars.ts";
 import { firmwareService } from "./firmware.ts";
+import { homeAssistantService } from "./home-assistant.ts";
 import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
@@ -118,6 +119,7 @@ export function createServices({
     watch: watchService({ devices, state: deviceState, bus }),
     envVars,
     firmware,
+    homeAssistant: homeAssistantService({ repos, config: config.homeAssistant }),
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
   };
 }

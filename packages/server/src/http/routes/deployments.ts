@@ -28,6 +28,9 @@ export const deploymentRoutes: RouteRegistrar = (route, services) => {
   route("listEntities", ({ principal, params }) =>
     services.deployments.entities(principal, params.projectId!),
   );
+  route("getHomeAssistant", ({ principal, params }) =>
+    services.homeAssistant.status(principal, params.projectId!),
+  );
   route("sendDeviceMessage", async ({ principal, params, body }) => {
     await services.scripts.deliverAs(
       principal,

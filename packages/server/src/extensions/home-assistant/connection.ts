@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto";
+import mqtt, { type MqttClient } from "mqtt";
+
+const firstRetryMs = 1_000;
+const maxRetryMs = 30_000;
+
+/** `host:port` of the broker, without credentials (for logs and the status endpoint). */
+export function brokerAddress(mqttUrl: string): string {
+  const url = new URL(mqttUrl);
+  const port = url.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[url.protocol];
+  return `${url.hostname}:${port}`;
+}
+
+/**
+ * An MQTT 5 client that keeps reconnecting with exponential backoff (1 s doubling to 30 s, reset
+ * once connected) and leaves `offline` retained on `willTopic` when it goes away uncleanly.
+ * Credentials come from the URL (MQTT_URL) only.
+ */
+export function connectBroker(mqttUrl: string, willTopic: string): MqttClient {
+  const client = mqtt.connect(mqttUrl, {
+    protocolVersion: 5,
+    clean: true,
+    clientId: `sdk-server-${randomBytes(6).toString("hex")}`,
+    connectTimeout: 10_000,
+    reconnectPeriod: firstRetryMs,
+    queueQoSZero: false,
+    will: { topic: willTopic, payload: Buffer.from("offline"), qos: 1, retain: true },
+  });
+  let failures = 0;
+  client.on("connect", () => {
+    failures = 0;
+  });
+  client.on("close", () => {
+    client.options.reconnectPeriod = Math.min(maxRetryMs, firstRetryMs * 2 ** failures);
+    failures = Math.min(failures + 1, 10);
+  });
+  return client;
+}

@@ -1,0 +1,72 @@
+import { DeploymentManifest, type EntityConfig, type HomeAssistantStatus } from "@sdk/protocol";
+import type { HomeAssistantConfig } from "../config.ts";
+import type { Repositories } from "../repositories/index.ts";
+import { type Principal, viewerOf } from "./auth.ts";
+import { projectNotFound } from "./projects.ts";
+
+/** What the running bridge tells the status endpoint about one project. */
+export interface BridgeStatusSource {
+  connected(): boolean;
+  devices(projectId: string): Promise<HomeAssistantStatus["devices"]>;
+}
+
+/**
+ * The server-wide reads the Home Assistant bridge needs (it acts for no user), and the bridge's
+ * status for a project's owner.
+ */
+export function homeAssistantService(deps: {
+  repos: Pick<Repositories, "projects" | "deployments" | "devices" | "deviceState">;
+  config: HomeAssistantConfig | null;
+}) {
+  const { repos, config } = deps;
+  let bridge: BridgeStatusSource | null = null;
+  return {
+    /** Every project with a live deployment, with the entities it declares. */
+    async liveProjects(): Promise<Array<{ projectId: string; entities: EntityConfig[] }>> {
+      return (await repos.deployments.allActive()).map((row) => ({
+        projectId: row.projectId,
+        entities: DeploymentManifest.parse(JSON.parse(row.manifest)).entities,
+      }));
+    },
+    async liveEntities(projectId: string): Promise<EntityConfig[]> {
+      const row = await repos.deployments.active(projectId);
+      return row ? DeploymentManifest.parse(JSON.parse(row.manifest)).entities : [];
+    },
+    devicesOf: (projectId: string) => repos.devices.inProject(projectId),
+    /** The latest value of each entity of a device, parsed. */
+    async latestStates(deviceId: string): Promise<Map<string, unknown>> {
+      const rows = await repos.deviceState.latestOf(deviceId);
+      return new Map(rows.map((r) => [r.entityId, JSON.parse(r.value) as unknown]));
+    },
+    /** The running bridge registers itself while started. */
+    attach(source: BridgeStatusSource | null) {
+      bridge = source;
+    },
+    async status(principal: Principal, projectId: string): Promise<HomeAssistantStatus> {
+      if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
+      if (!config)
+        return {
+          enabled: false,
+          connected: false,
+          broker: null,
+          mode: null,
+          discoveryPrefix: null,
+          baseTopic: null,
+          devices: [],
+        };
+      const url = new URL(config.mqttUrl);
+      const port =
+        url.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[url.protocol];
+      return {
+        enabled: true,
+        connected: bridge?.connected() ?? false,
+        broker: `${url.hostname}:${port}`,
+        mode: config.discovery,
+        discoveryPrefix: config.discoveryPrefix,
+        baseTopic: config.baseTopic,
+        devices: bridge ? await bridge.devices(projectId) : [],
+      };
+    },
+  };
+}
+export type HomeAssistantService = ReturnType<typeof homeAssistantService>;
