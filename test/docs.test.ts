@@ -20,3 +20,57 @@ test("docs/api.md lists every endpoint of the table (regenerate with node script
   }
   assert.equal(file, renderApiDocs(), "docs/api.md is out of date with the endpoint table");
 });
+
+/** The rows of README's "## Configuration" table: variable → its Default cell. */
+function readmeConfigRows(): Map<string, string> {
+  const readme = fs.readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0];
+  assert.ok(section, 'README.md has no "## Configuration" section');
+  const rows = new Map<string, string>();
+  for (const match of section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` +\| ([^|]*?) +\|/gm)) {
+    rows.set(match[1] as string, match[2] as string);
+  }
+  return rows;
+}
+
+/** Every variable packages/server/src/config.ts reads, with the literal default where it has one. */
+function configVariables(): Map<string, string | undefined> {
+  const source = fs.readFileSync(new URL("../packages/server/src/config.ts", import.meta.url), "utf8");
+  const variables = new Map<string, string | undefined>();
+  for (const match of source.matchAll(/\benv(?:\.|\[")([A-Z][A-Z0-9_]*)/g))
+    variables.set(match[1] as string, undefined);
+  // integer(env, "PORT", 8080, …), boolean(env, "MDNS", true), oneOf(env, "LOG_LEVEL", "info", …)
+  for (const match of source.matchAll(
+    /\(\s*env,\s*"([A-Z][A-Z0-9_]*)"(?:,\s*(?:"(\w+)"|([\d_]+|true|false))[,)])?/g,
+  )) {
+    variables.set(match[1] as string, match[2] ?? match[3]?.replaceAll("_", ""));
+  }
+  return variables;
+}
+
+test("README's configuration table documents every variable config.ts reads, with its default", () => {
+  const rows = readmeConfigRows();
+  const variables = configVariables();
+  for (const known of ["PORT", "DATA_DIR", "SIGN_IN_LINK_KEY", "SCRIPT_TIMEOUT_MS"]) {
+    assert.ok(variables.has(known), `the scan of config.ts no longer finds ${known}: fix configVariables()`);
+  }
+  for (const [name, fallback] of variables) {
+    const cell = rows.get(name);
+    assert.ok(
+      cell !== undefined,
+      `packages/server/src/config.ts reads ${name}, but README.md's "## Configuration" table has no row for it: add one (name, default, meaning)`,
+    );
+    if (fallback !== undefined) {
+      assert.ok(
+        cell.startsWith(`\`${fallback}\``),
+        `README.md gives ${name} the default "${cell}"; config.ts says ${fallback}`,
+      );
+    }
+  }
+  for (const name of rows.keys()) {
+    assert.ok(
+      variables.has(name),
+      `README.md's configuration table lists ${name}, which config.ts no longer reads`,
+    );
+  }
+});
