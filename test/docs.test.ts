@@ -1,5 +1,6 @@
 // docs/errors.md and docs/api.md are generated from @sdk/protocol by scripts/generate-docs.ts; they
-// must be committed as the generator writes them today.
+// must be committed as the generator writes them today. README's configuration table must list every
+// environment variable packages/server/src/config.ts reads, with its default.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
