@@ -4,8 +4,10 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { docsDirUrl } from "@sdk/docs";
 import { type Endpoint, endpoints, errorCodes } from "@sdk/protocol";
+import { loadConfig } from "@sdk/server/config";
 import { renderApiDocs, renderErrorDocs } from "../scripts/generate-docs.ts";
 
 test("docs/errors.md documents every error code (regenerate with node scripts/generate-docs.ts)", () => {
@@ -34,26 +36,35 @@ function readmeConfigRows(): Map<string, string> {
   return rows;
 }
 
-/** Every variable packages/server/src/config.ts reads, with the literal default where it has one. */
+/**
+ * Every variable the server's configuration reads (recorded by running loadConfig on an
+ * environment that notes each name asked for), with the literal default config.ts gives it.
+ */
 function configVariables(): Map<string, string | undefined> {
-  const source = fs.readFileSync(new URL("../packages/server/src/config.ts", import.meta.url), "utf8");
-  const variables = new Map<string, string | undefined>();
-  for (const match of source.matchAll(/\benv(?:\.|\[")([A-Z][A-Z0-9_]*)/g))
-    variables.set(match[1] as string, undefined);
+  const read = new Set<string>();
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    get: (_target, name) => {
+      if (typeof name === "string") read.add(name);
+      return undefined;
+    },
+  });
+  loadConfig(env, "/", false, "host");
+  const source = fs.readFileSync(fileURLToPath(import.meta.resolve("@sdk/server/config")), "utf8");
+  const defaults = new Map<string, string>();
   // integer(env, "PORT", 8080, …), boolean(env, "MDNS", true), oneOf(env, "LOG_LEVEL", "info", …)
   for (const match of source.matchAll(
-    /\(\s*env,\s*"([A-Z][A-Z0-9_]*)"(?:,\s*(?:"(\w+)"|([\d_]+|true|false))[,)])?/g,
+    /\(\s*env,\s*"([A-Z][A-Z0-9_]*)",\s*(?:"(\w+)"|([\d_]+|true|false))[,)]/g,
   )) {
-    variables.set(match[1] as string, match[2] ?? match[3]?.replaceAll("_", ""));
+    defaults.set(match[1] as string, (match[2] ?? match[3]!).replaceAll("_", ""));
   }
-  return variables;
+  return new Map([...read].map((name) => [name, defaults.get(name)]));
 }
 
 test("README's configuration table documents every variable config.ts reads, with its default", () => {
   const rows = readmeConfigRows();
   const variables = configVariables();
   for (const known of ["PORT", "DATA_DIR", "SIGN_IN_LINK_KEY", "SCRIPT_TIMEOUT_MS"]) {
-    assert.ok(variables.has(known), `the scan of config.ts no longer finds ${known}: fix configVariables()`);
+    assert.ok(variables.has(known), `loadConfig no longer reads ${known}? fix configVariables()`);
   }
   for (const [name, fallback] of variables) {
     const cell = rows.get(name);
