@@ -2,6 +2,22 @@ import type { TestContext } from "node:test";
 import { SimulatedDevice } from "@sdk/simulator";
 import { startTestServer, type TestServerOptions, waitUntil } from "@sdk/test-helpers";
 
+/** A simulated Pico W for a device's credentials (not started, no reconnecting), stopped when the test ends. */
+export function simulatedBoard(
+  t: TestContext,
+  host: string,
+  credentials: { deviceId: string; secret: string },
+) {
+  const sim = new SimulatedDevice({
+    server: host,
+    deviceId: credentials.deviceId,
+    secret: credentials.secret,
+    reconnect: false,
+  });
+  t.after(() => sim.stop());
+  return sim;
+}
+
 /**
  * A server, a signed-in user (`auth` holds an API token) with one project, and simulated devices
  * for it (created stopped: `addDevice`; connected: `onlineDevice`; with the live script running:
@@ -16,13 +32,7 @@ export async function scriptProject(t: TestContext, options: TestServerOptions =
       params: { projectId },
       body: { name, board: "pico_w" },
     });
-    const sim = new SimulatedDevice({
-      server: new URL(s.url).host,
-      deviceId: device.id,
-      secret: credentials.secret,
-      reconnect: false,
-    });
-    t.after(() => sim.stop());
+    const sim = simulatedBoard(t, new URL(s.url).host, credentials);
     return { device, credentials, sim, ids: { projectId, deviceId: device.id } };
   };
   const onlineDevice = async () => {
