@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { freePort, syntheticRelease, waitUntil, within } from "@sdk/test-helpers";
+import { syntheticRelease, waitUntil, within } from "@sdk/test-helpers";
 import { mountsUnder } from "../scripts/image/store.ts";
 
 const exec = promisify(execFile);
@@ -59,7 +59,8 @@ function defineTests(): void {
   const created = { containers: [] as string[], volumes: [] as string[] };
   let buildOutput = "";
 
-  async function podman(args: string[], timeoutMs = 60_000): Promise<string> {
+  // Generous bounds: the machine may be a busy 2-core one, and arm64 runs under emulation.
+  async function podman(args: string[], timeoutMs = 120_000): Promise<string> {
     try {
       const { stdout } = await exec("podman", [...podmanArgs, ...args], {
         timeout: timeoutMs,
@@ -85,7 +86,7 @@ function defineTests(): void {
     const script = path.join(repo, "scripts/image/build.ts");
     const args = [script, "--firmware", firmware, "--output", archive, "--work", path.join(temp, "work")];
     try {
-      const { stdout } = await exec(process.execPath, args, { cwd: repo, timeout: 180_000 });
+      const { stdout } = await exec(process.execPath, args, { cwd: repo, timeout: 600_000 });
       buildOutput = stdout;
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string; message: string };
@@ -102,7 +103,17 @@ function defineTests(): void {
     fs.rmSync(temp, { recursive: true, force: true });
   });
 
-  async function run(name: string, image: string, port: number, volume: string, extra: string[] = []) {
+  /**
+   * Starts a container and answers the URL of its published port. Without `port`, podman picks a
+   * free one (no gap between choosing a port and binding it); a restart passes the port it had, so
+   * that a board reconnecting to the old address finds the new container.
+   */
+  async function run(
+    name: string,
+    image: string,
+    volume: string,
+    options: { port?: number; extra?: string[] } = {},
+  ): Promise<{ url: string; port: number }> {
     created.containers.push(name);
     await podman([
       "run",
@@ -116,18 +127,20 @@ function defineTests(): void {
       "--ulimit",
       "nproc=1000:1000",
       "--publish",
-      `127.0.0.1:${port}:8080`,
+      `127.0.0.1:${options.port ?? ""}:8080`,
       "--volume",
       `${volume}:/data`,
       "--env",
       "MDNS=false",
       "--env",
       "ALLOW_REGISTRATION=true",
-      "--env",
-      `PUBLIC_URL=http://127.0.0.1:${port}`,
-      ...extra,
+      ...(options.extra ?? []),
       image,
     ]);
+    const published = await podman(["port", name, "8080/tcp"]);
+    const port = Number(/^127\.0\.0\.1:(\d+)$/m.exec(published)?.[1]);
+    assert.ok(port > 0, `podman port ${name} 8080/tcp: ${published}`);
+    return { url: `http://127.0.0.1:${port}`, port };
   }
 
   async function waitForHealth(name: string, url: string, timeoutMs: number): Promise<void> {
@@ -150,7 +163,7 @@ function defineTests(): void {
       (m: { platform: { architecture: string } }) => m.platform.architecture,
     );
     assert.deepEqual(platforms.sort(), ["amd64", "arm64"]);
-    const loaded = await podman(["load", "--input", archive], 120_000);
+    const loaded = await podman(["load", "--input", archive], 300_000);
     assert.match(loaded, new RegExp(`Loaded image: localhost/sdk:${version.replaceAll(".", "\\.")}`));
     const config = JSON.parse(await podman(["image", "inspect", `sdk:${version}`]))[0];
     assert.equal(config.Architecture, "amd64");
@@ -164,14 +177,12 @@ function defineTests(): void {
   });
 
   test("amd64: serves, keeps its state on the volume, stops on SIGTERM, and the board comes back", async (t) => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
     const volume = `sdk-image-test-${process.pid}`;
     created.volumes.push(volume);
     await podman(["volume", "create", volume]);
     const first = `sdk-image-test-a-${process.pid}`;
-    await run(first, `sdk:${version}`, port, volume);
-    await waitForHealth(first, url, 60_000);
+    const { url, port } = await run(first, `sdk:${version}`, volume);
+    await waitForHealth(first, url, 120_000);
 
     assert.equal((await fetch(`${url}/ready`)).status, 200);
     const home = await fetch(`${url}/`);
@@ -207,7 +218,7 @@ function defineTests(): void {
     await sim.waitFor("connected");
     await waitUntil(
       async () => (await client.api.getDevice({ params: ids })).status === "online",
-      10_000,
+      30_000,
       "online",
     );
 
@@ -231,17 +242,18 @@ function defineTests(): void {
     assert.equal(await podman(["healthcheck", "run", first]).catch((e: Error) => e.message), "");
 
     const stopStarted = performance.now();
-    await podman(["stop", "--time", "10", first], 30_000);
+    await podman(["stop", "--time", "10", first], 60_000);
     const stopSeconds = (performance.now() - stopStarted) / 1000;
+    // Exit code 0 is the server's own exit: podman sends SIGKILL (137) if it is not gone after 10 s.
+    // podman's own overhead is in stopSeconds, so it is reported, not bounded.
     const exitCode = await podman(["inspect", first, "--format", "{{.State.ExitCode}}"]);
     assert.equal(exitCode, "0", `exit code after SIGTERM\n${await logs(first)}`);
-    assert.ok(stopSeconds < 10, `podman stop took ${stopSeconds.toFixed(1)} s`);
     t.diagnostic(`podman stop (SIGTERM): exit code 0 after ${stopSeconds.toFixed(1)} s`);
     assert.match(await logs(first), /stopped cleanly/);
 
     const second = `sdk-image-test-b-${process.pid}`;
-    await run(second, `sdk:${version}`, port, volume);
-    await waitForHealth(second, url, 60_000);
+    await run(second, `sdk:${version}`, volume, { port });
+    await waitForHealth(second, url, 120_000);
     assert.equal((await client.api.whoami()).email, "owner@example.com");
     assert.deepEqual(
       (await client.api.listProjects()).map((p) => p.name),
@@ -249,36 +261,34 @@ function defineTests(): void {
     );
     await waitUntil(
       async () => (await client.api.getDevice({ params: ids }).catch(() => undefined))?.status === "online",
-      30_000,
+      60_000,
       "the simulated board back online after the restart",
       250,
     );
-    await within(sim.stop(), 5_000, "simulator stop");
+    await within(sim.stop(), 15_000, "simulator stop");
   });
 
   test("arm64 under emulation: /health and one registration", async (t) => {
     const registered = registerAarch64();
     t.after(registered.undo);
-    const id = (await podman(["pull", "--quiet", "--arch", "arm64", `oci-archive:${archive}`], 120_000))
+    const id = (await podman(["pull", "--quiet", "--arch", "arm64", `oci-archive:${archive}`], 300_000))
       .split("\n")
       .at(-1)!;
     const config = JSON.parse(await podman(["image", "inspect", id]))[0];
     assert.equal(config.Architecture, "arm64");
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
     const volume = `sdk-image-test-arm-${process.pid}`;
     created.volumes.push(volume);
     await podman(["volume", "create", volume]);
     const name = `sdk-image-test-arm64-${process.pid}`;
-    await run(name, id, port, volume, ["--arch", "arm64"]);
-    await waitForHealth(name, url, 120_000);
-    const arch = await podman(["exec", name, "/usr/local/bin/node", "-p", "process.arch"], 60_000);
+    const { url } = await run(name, id, volume, { extra: ["--arch", "arm64"] });
+    await waitForHealth(name, url, 300_000);
+    const arch = await podman(["exec", name, "/usr/local/bin/node", "-p", "process.arch"]);
     assert.equal(arch, "arm64");
     const auth = await new SdkClient({ baseUrl: url }).api.register({
       body: { email: "arm@example.com", password: "correct horse battery", issueToken: true },
     });
     assert.equal(auth.user.email, "arm@example.com");
-    await podman(["stop", "--time", "10", name], 30_000);
+    await podman(["stop", "--time", "10", name], 60_000);
   });
 }
 

@@ -1,23 +1,18 @@
 // The one-time sign-in link `sdk dev` prints, opened in Debian's Chromium (never a downloaded
 // browser) with playwright-core.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runNode } from "@sdk/test-helpers";
-import { chromium } from "playwright-core";
+import { needBrowser, openPage, useBrowser, wait } from "@sdk/test-helpers/browser";
 import { sdk, sdkLive, tempDir } from "./helpers.ts";
 
-const chromiumPath = "/usr/bin/chromium";
+useBrowser();
 
 test("sdk dev prints a sign-in link that opens a signed-in dashboard once", async (t) => {
-  if (!fs.existsSync(chromiumPath)) {
-    const message = `${chromiumPath} is missing: install Debian's chromium package to run this browser test`;
-    if (process.env.CI) assert.fail(message);
-    t.skip(message);
-    return;
-  }
+  const browser = needBrowser(t);
+  if (!browser) return;
   // The dashboard's build tool, run as its README says: it builds only when dist/ is stale.
   const ensureBuilt = fileURLToPath(
     new URL("ensure-built.ts", import.meta.resolve("@sdk/dashboard/package.json")),
@@ -44,42 +39,36 @@ test("sdk dev prints a sign-in link that opens a signed-in dashboard once", asyn
   const link = printed.exec(dev.stdout())![1]!;
   const origin = new URL(link).origin;
 
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: ["--no-sandbox"],
-  });
-  t.after(() => browser.close());
-
-  const first = await browser.newContext();
-  const page = await first.newPage();
+  const { context: first, page } = await openPage(t, browser);
   await page.goto(link);
-  await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor({ timeout: 15_000 });
-  await page.getByRole("link", { name: "porch" }).waitFor({ timeout: 10_000 });
+  await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor(wait);
+  await page.getByRole("link", { name: "porch" }).waitFor(wait);
   assert.equal(new URL(page.url()).pathname, "/", "the token is not left in the address bar");
   const cookies = await first.cookies(origin);
   const session = cookies.find((c) => c.name === "sdk_session");
   assert.ok(session?.httpOnly, "the normal session cookie, httpOnly");
 
   // A second use, from another browser, signs nobody in.
-  const second = await browser.newContext();
-  const again = await second.newPage();
+  const { context: second, page: again } = await openPage(t, browser);
   const response = await again.goto(link);
   assert.equal(response?.status(), 401);
-  await again.getByRole("heading", { name: "This sign-in link cannot be used" }).waitFor({ timeout: 10_000 });
+  await again.getByRole("heading", { name: "This sign-in link cannot be used" }).waitFor(wait);
   assert.deepEqual(
     (await second.cookies(origin)).filter((c) => c.name === "sdk_session"),
     [],
     "no session for a used link",
   );
   await again.goto(origin);
-  await again.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: 10_000 });
+  await again.getByRole("heading", { name: "Sign in" }).waitFor(wait);
 
   // A forged token (the signature of another key) is refused the same way.
   const [payload] = new URL(link).searchParams.get("token")!.split(".");
   const forged = await again.goto(`${origin}/sign-in-link?token=${payload}.${"A".repeat(43)}`);
   assert.equal(forged?.status(), 401);
 
+  // The pages close before the server stops, so nothing they log about a vanished server counts.
+  await first.close();
+  await second.close();
   dev.child.kill("SIGINT");
   assert.equal((await dev.exited).code, 0, dev.stderr());
 });

@@ -1,89 +1,64 @@
-// What the device page's browser tests share: Debian's Chromium driven by playwright-core, a real
-// server in this process, and a page signed in as a fresh admin.
+// What the dashboard's browser tests share, on top of @sdk/test-helpers/browser (Debian's Chromium,
+// pages whose errors fail the test, ordered cleanups): the built dashboard, a real server in this
+// process, signing in, and screenshots.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, type TestContext } from "node:test";
+import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { SdkClient } from "@sdk/client";
 import { createTestServer } from "@sdk/test-helpers";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { onEnd, openPage, useBrowser, wait } from "@sdk/test-helpers/browser";
+import type { Browser, Page } from "playwright-core";
 import { ensureBuilt } from "../ensure-built.ts";
 
+export { needBrowser, onEnd, openPage, wait } from "@sdk/test-helpers/browser";
+
 const screenshots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const chromiumPath = "/usr/bin/chromium";
-export const wait = { timeout: 10_000 };
 
-let browser: Browser | undefined;
-
-/** Launches Chromium once per test file (call at the top level of the file). */
-export function useBrowser(): void {
-  before(async () => {
-    if (!fs.existsSync(chromiumPath)) return;
+/** Launches Chromium once per test file, after building the dashboard (call at the top level). */
+export function useDashboardBrowser(): void {
+  useBrowser(() => {
     assert.ok(ensureBuilt(), "the dashboard build failed");
     fs.mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-    });
-  });
-  after(async () => {
-    await browser?.close();
   });
 }
 
-/** Skips with a visible message without Chromium, except in CI, where that is a failure. */
-export function needBrowser(t: TestContext): Browser | undefined {
-  if (browser) return browser;
-  const message = `${chromiumPath} is missing: install Debian's chromium package to run the dashboard browser tests`;
-  if (process.env.CI) assert.fail(message);
-  t.skip(message);
-  return undefined;
-}
-
-/** Runs cleanups when the test ends, last registered first (page, then server, then its data). */
-function cleanups(t: TestContext) {
-  const list: (() => unknown)[] = [];
-  t.after(async () => {
-    for (const run of list.reverse()) await run();
-  });
-  return (cleanup: () => unknown) => list.push(cleanup);
-}
-
-/**
- * A real server (its own data dir), an admin with an API client, and a browser page signed in as
- * that admin whose console errors and page errors fail the test.
- */
-export async function signedInPage(t: TestContext, b: Browser, env: Record<string, string> = {}) {
-  const onEnd = cleanups(t);
+/** A real server in this process with its own data dir (removed after the server is closed). */
+export async function startServer(t: TestContext, env: Record<string, string> = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-"));
-  onEnd(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  onEnd(t, () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const server = await createTestServer(t, { dataDir, env });
-  onEnd(() => server.close());
+  onEnd(t, () => server.close());
   const url = await server.listen();
-  const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-  onEnd(() => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
-      problems.push(`console: ${message.text()}`);
-  });
-  onEnd(() => assert.deepEqual(problems, [], "the page reported errors"));
-  const anon = new SdkClient({ baseUrl: url });
-  const email = "admin@example.com";
-  const password = "correct horse battery";
-  const auth = await anon.api.register({ body: { email, password, issueToken: true } });
-  const client = new SdkClient({ baseUrl: url, token: auth.token!.token });
-  await page.goto(url);
+  return { server, url, host: new URL(url).host };
+}
+
+/** Signs in on the dashboard's login form and waits for the project list. */
+export async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(`${url}/login`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor(wait);
-  return { server, url, host: new URL(url).host, page, client, onEnd };
+}
+
+/**
+ * A real server, an admin with an API client, and a browser page signed in as that admin whose
+ * console errors and page errors fail the test.
+ */
+export async function signedInPage(t: TestContext, b: Browser, env: Record<string, string> = {}) {
+  const { server, url, host } = await startServer(t, env);
+  const { page } = await openPage(t, b);
+  const email = "admin@example.com";
+  const password = "correct horse battery";
+  const auth = await new SdkClient({ baseUrl: url }).api.register({
+    body: { email, password, issueToken: true },
+  });
+  const client = new SdkClient({ baseUrl: url, token: auth.token!.token });
+  await signIn(page, url, email, password);
+  return { server, url, host, page, client };
 }
 
 export const shot = (page: Page, name: string) =>

@@ -4,70 +4,16 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, type TestContext, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { build } from "@sdk/build";
+import { test } from "node:test";
 import { SdkClient } from "@sdk/client";
-import { dashboardDistUrl } from "@sdk/dashboard/built";
 import { SimulatedDevice } from "@sdk/simulator";
-import { createTestServer, fakeReleaseUf2 } from "@sdk/test-helpers";
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
-import { ensureBuilt } from "../ensure-built.ts";
+import { buildScript, fakeReleaseUf2 } from "@sdk/test-helpers";
+import type { Locator } from "playwright-core";
+import { needBrowser, onEnd, openPage, shot, startServer, useDashboardBrowser, wait } from "./browser.ts";
 
-const screenshots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const chromiumPath = "/usr/bin/chromium";
-const haveChromium = fs.existsSync(chromiumPath);
-const wait = { timeout: 10_000 };
 const password = "correct horse battery";
 
-let browser: Browser | undefined;
-
-before(async () => {
-  if (!haveChromium) return;
-  assert.ok(ensureBuilt(), "the dashboard build failed");
-  assert.ok(fs.existsSync(new URL("index.html", dashboardDistUrl)), "dashboard build missing");
-  fs.mkdirSync(screenshots, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-/**
- * Runs `cleanup` when the test ends, last registered first (node:test runs `t.after` hooks in
- * registration order): the page closes before the server it talks to, and the server before
- * its data directory is removed, so nothing sees a half-stopped peer.
- */
-const cleanups = new WeakMap<TestContext, (() => unknown)[]>();
-function onEnd(t: TestContext, cleanup: () => unknown): void {
-  let stack = cleanups.get(t);
-  if (!stack) {
-    const list: (() => unknown)[] = [];
-    stack = list;
-    cleanups.set(t, list);
-    t.after(async () => {
-      const failures: unknown[] = [];
-      for (const run of list.reverse())
-        await Promise.resolve()
-          .then(run)
-          .catch((e) => failures.push(e));
-      if (failures.length > 0) throw failures[0];
-    });
-  }
-  stack.push(cleanup);
-}
+useDashboardBrowser();
 
 /**
  * Waits until `locator` matches exactly `count` elements (Playwright's `count()` reads once, so
@@ -81,63 +27,6 @@ async function waitForCount(locator: Locator, count: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
     seen = await locator.count();
   }
-}
-
-/** Skips with a visible message without Chromium, except in CI, where that is a failure. */
-function needBrowser(t: TestContext): Browser | undefined {
-  if (browser) return browser;
-  const message = `${chromiumPath} is missing: install Debian's chromium package to run the dashboard browser tests`;
-  if (process.env.CI) assert.fail(message);
-  t.skip(message);
-  return undefined;
-}
-
-async function startServer(t: TestContext, env: Record<string, string> = {}) {
-  // Its own data dir rather than tempDir(t): removed by onEnd, after the server is closed.
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-"));
-  onEnd(t, () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const server = await createTestServer(t, { dataDir, env });
-  onEnd(t, () => server.close());
-  const url = await server.listen();
-  return { server, url, host: new URL(url).host };
-}
-
-/** A fresh browser context; console errors (CSP violations among them) and page errors fail the test. */
-async function openPage(
-  t: TestContext,
-  b: Browser,
-  width = 1280,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await b.newContext({ viewport: { width, height: 900 } });
-  onEnd(t, () => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    // The browser logs failed requests (the 401 of "who am I?" before sign-in) as errors; those are expected.
-    if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
-      problems.push(`console: ${message.text()}`);
-  });
-  onEnd(t, () => assert.deepEqual(problems, [], "the page reported errors"));
-  return { context, page };
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
-
-/** Builds a device script in a temp project dir with the real build function. */
-async function buildScript(t: TestContext, script: string, entities: unknown[]) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dashboard-script-"));
-  onEnd(t, () => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.mkdirSync(path.join(dir, "src"));
-  fs.writeFileSync(
-    path.join(dir, "sdk.ts"),
-    `import { defineConfig } from "@sdk/device";\nexport default defineConfig(${JSON.stringify({ board: "pico_w", ha: { entities } })});\n`,
-  );
-  fs.writeFileSync(path.join(dir, "src", "index.ts"), script);
-  const result = await build({ projectDir: dir, skipTypeCheck: true });
-  assert.ok(result.ok, "the script builds");
-  return result;
 }
 
 const script = `
@@ -243,10 +132,10 @@ test("first run to a live device: setup, project, device, simulated board, scrip
   await page.getByTestId("firmware-update").getByText("update available: 1.0.0").waitFor(wait);
 
   // A script is deployed: its first state value and log line arrive live.
-  const built = await buildScript(t, script, [
-    { id: "temperature", kind: "sensor", name: "Temperature", unit: "°C" },
-  ]);
-  if (!built.ok) return;
+  const built = await buildScript(t, script, {
+    skipTypeCheck: true,
+    entities: [{ id: "temperature", kind: "sensor", name: "Temperature", unit: "°C" }],
+  });
   const api = new SdkClient({ baseUrl: url, token }).api;
   const deployment = await api.createDeployment({
     params: { projectId },
@@ -538,8 +427,10 @@ test("deployments: the source of any version, its bundle as a download, and how 
   const owner = await anon.register({ body: { email: "owner@example.com", password, issueToken: true } });
   const ownerApi = new SdkClient({ baseUrl: url, token: owner.token!.token }).api;
   const project = await ownerApi.createProject({ body: { name: "Lab" } });
-  const first = await buildScript(t, script, []);
-  const second = await buildScript(t, script.replace("thermostat script started", "version two"), []);
+  const first = await buildScript(t, script, { skipTypeCheck: true });
+  const second = await buildScript(t, script.replace("thermostat script started", "version two"), {
+    skipTypeCheck: true,
+  });
   for (const built of [first, second]) {
     await ownerApi.createDeployment({
       params: { projectId: project.id },

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SimulatedDevice } from "@sdk/simulator";
 import { buildScript } from "@sdk/test-helpers";
-import { needBrowser, shot, signedInPage, useBrowser, wait } from "./browser.ts";
+import { needBrowser, onEnd, shot, signedInPage, useDashboardBrowser, wait } from "./browser.ts";
 
-useBrowser();
+useDashboardBrowser();
 
 const button = `
 import { DeviceScript, GP15, OnboardLED } from "@sdk/device";
@@ -57,7 +57,7 @@ test("device page: pins live, a raw command and its answer, charts of on/off and
     secret: credentials.secret,
     reconnect: false,
   });
-  s.onEnd(() => sim.stop());
+  onEnd(t, () => sim.stop());
   sim.start();
   await sim.waitFor("connected", 10_000);
 
@@ -85,7 +85,8 @@ test("device page: pins live, a raw command and its answer, charts of on/off and
   await page.getByRole("button", { name: "Chart the history of Button" }).click();
   const chart = page.locator(".history figure");
   await page.getByRole("heading", { name: "History of Button" }).waitFor(wait);
-  assert.equal(await chart.getAttribute("data-kind"), "boolean");
+  // The heading changes first; the figure follows once the history has loaded.
+  await page.locator('.history figure[data-kind="boolean"]').waitFor(wait);
   await chart.locator(".chart-axis", { hasText: "On" }).first().waitFor(wait);
   await chart.locator(".chart-axis", { hasText: "Off" }).first().waitFor(wait);
   const times = await chart.locator(".chart-time").allTextContents();
@@ -95,7 +96,7 @@ test("device page: pins live, a raw command and its answer, charts of on/off and
   // A count reads in whole numbers.
   await page.getByRole("button", { name: "Chart the history of Presses" }).click();
   await page.getByRole("heading", { name: "History of Presses" }).waitFor(wait);
-  assert.equal(await chart.getAttribute("data-kind"), "count");
+  await page.locator('.history figure[data-kind="count"]').waitFor(wait);
   await chart.locator(".sparkline-caption", { hasText: "latest 2" }).waitFor(wait);
   const values = await chart.locator(".chart-axis:not(.chart-time)").allTextContents();
   assert.ok(

@@ -5,9 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fakeReleaseUf2 } from "@sdk/test-helpers";
-import { needBrowser, shot, signedInPage, useBrowser, wait } from "./browser.ts";
+import { needBrowser, shot, signedInPage, useDashboardBrowser, wait } from "./browser.ts";
 
-useBrowser();
+useDashboardBrowser();
 
 async function addDevice(t: TestContext, env: Record<string, string>) {
   const b = needBrowser(t);

@@ -4,27 +4,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { watchDevice } from "@sdk/client";
 import type { PinState, WatchEvent } from "@sdk/protocol";
-import { SimulatedDevice } from "@sdk/simulator";
-import { startTestServer, waitUntil } from "@sdk/test-helpers";
+import { waitUntil } from "@sdk/test-helpers";
+import { scriptProject } from "./helpers/script-project.ts";
 
 test("pins: commands and gpio_change events show on REST and the watch socket; other users get 404", async (t) => {
-  const s = await startTestServer(t);
-  const { client, auth } = await s.user();
-  const project = await client.api.createProject({ body: { name: "p" } });
-  const { device, credentials } = await client.api.createDevice({
-    params: { projectId: project.id },
-    body: { name: "d", board: "pico_w" },
-  });
-  const params = { projectId: project.id, deviceId: device.id };
-  const sim = new SimulatedDevice({
-    server: new URL(s.url).host,
-    deviceId: device.id,
-    secret: credentials.secret,
-    reconnect: false,
-  });
-  t.after(() => sim.stop());
-  sim.start();
-  await sim.waitFor("connected", 10_000);
+  const s = await scriptProject(t);
+  const { client, auth } = s;
+  const { sim, ids: params } = await s.onlineDevice();
   assert.deepEqual(await client.api.getDevicePins({ params }), [], "nothing known yet");
 
   const events: WatchEvent[] = [];

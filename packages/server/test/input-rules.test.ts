@@ -1,24 +1,20 @@
 import assert from "node:assert/strict";
 import net from "node:net";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { errorCatalog, isErrorCode } from "@sdk/protocol";
 import { type FastifyError, errorCodes as fastifyErrorCodes } from "fastify";
 import { toAppError } from "../src/http/error-handler.ts";
-import { raw, startTestServer } from "./helpers/server.ts";
+import { scriptProject } from "./helpers/script-project.ts";
+import { raw } from "./helpers/server.ts";
 import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
-async function setup(t: Parameters<typeof startTestServer>[0]) {
-  const s = await startTestServer(t);
-  const { client, auth } = await s.user();
-  const project = await client.api.createProject({ body: { name: "p" } });
-  const { device, credentials } = await client.api.createDevice({
-    params: { projectId: project.id },
-    body: { name: "d", board: "pico_w" },
-  });
-  const headers = { authorization: `Bearer ${auth.token!.token}` };
+async function setup(t: TestContext) {
+  const s = await scriptProject(t);
+  const { device, credentials } = await s.addDevice();
+  const headers = { authorization: `Bearer ${s.auth.token!.token}` };
   const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
     raw(s.url + path, { ...init, headers: { ...headers, ...(init.headers as object) } });
-  return { ...s, client, project, device, credentials, call, p: `/v1/projects/${project.id}` };
+  return { ...s, device, credentials, call, p: `/v1/projects/${s.project.id}` };
 }
 
 function assertEnvelope(body: any, code: string, message?: RegExp) {

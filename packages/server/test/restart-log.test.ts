@@ -2,8 +2,8 @@
 // in a row would hide the outage. Real server processes on one data directory, stopped by signals.
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
-import { SimulatedDevice } from "@sdk/simulator";
 import { startServerProcess, tempDir, waitUntil } from "@sdk/test-helpers";
+import { simulatedBoard } from "./helpers/script-project.ts";
 
 async function onlineDevice(t: TestContext) {
   const dataDir = tempDir(t, "sdk-restart-");
@@ -19,13 +19,7 @@ async function onlineDevice(t: TestContext) {
     body: { name: "d", board: "pico_w" },
   });
   const connect = async (host: string) => {
-    const sim = new SimulatedDevice({
-      server: host,
-      deviceId: device.id,
-      secret: credentials.secret,
-      reconnect: false,
-    });
-    t.after(() => sim.stop());
+    const sim = simulatedBoard(t, host, credentials);
     sim.start();
     await sim.waitFor("connected", 10_000);
     return sim;

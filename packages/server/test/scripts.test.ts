@@ -1,44 +1,11 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { SimulatedDevice } from "@sdk/simulator";
+import { type TestContext, test } from "node:test";
 import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
-import { raw, startTestServer } from "./helpers/server.ts";
+import { scriptProject } from "./helpers/script-project.ts";
+import { raw } from "./helpers/server.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
-type T = Parameters<typeof startTestServer>[0];
-
-async function setup(t: T, env: Record<string, string> = {}) {
-  const s = await startTestServer(t, { env });
-  const { client } = await s.user();
-  const project = await client.api.createProject({ body: { name: "p" } });
-  const addDevice = async (name = "d", projectId = project.id) => {
-    const { device, credentials } = await client.api.createDevice({
-      params: { projectId },
-      body: { name, board: "pico_w" },
-    });
-    const sim = new SimulatedDevice({
-      server: new URL(s.url).host,
-      deviceId: device.id,
-      secret: credentials.secret,
-      reconnect: false,
-    });
-    t.after(() => sim.stop());
-    return { device, sim, ids: { projectId, deviceId: device.id } };
-  };
-  /** A simulated board that is online with the live deployment's script running for it. */
-  const runningDevice = async () => {
-    const added = await addDevice();
-    added.sim.start();
-    await added.sim.waitFor("connected");
-    await waitUntil(() => s.server.services.scripts.runningDeployment(project.id) !== null);
-    return added;
-  };
-  const logs = async (deviceId: string, projectId = project.id) =>
-    (await client.api.listDeviceLogs({ params: { projectId, deviceId }, query: { limit: 200 } })).map(
-      (l) => l.message,
-    );
-  return { ...s, client, project, addDevice, runningDevice, logs };
-}
+const setup = (t: TestContext, env: Record<string, string> = {}) => scriptProject(t, { env });
 
 const blink = `
 import { DeviceScript, OnboardLED } from "@sdk/device";
@@ -280,7 +247,7 @@ export default class V${n} extends DeviceScript {
   await waitUntil(async () => (await s.logs(device.id)).includes("v2 connected"));
   const logs = await s.logs(device.id);
   assert.ok(
-    logs.indexOf("v1 disconnected") > logs.indexOf("v2 connected"),
+    logs.indexOf("v1 disconnected") < logs.indexOf("v2 connected"),
     "old instance said goodbye before the new one started",
   );
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "ping" } });
