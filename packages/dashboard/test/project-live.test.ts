@@ -47,7 +47,7 @@ test("project page: a device created after the page opened shows its live status
   await board.waitFor("connected", 10_000);
   await row.getByTestId("device-status").getByText("Online").waitFor(wait);
   await row.getByText("0.9.0").waitFor(wait);
-  board.stop();
+  await board.stop();
   await row.getByTestId("device-status").getByText("Offline").waitFor(wait);
 
   await s.client.api.deleteDevice({ params: { projectId: project.id, deviceId: later.device.id } });

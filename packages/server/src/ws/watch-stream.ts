@@ -7,9 +7,9 @@ import type { Services } from "../services/index.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 
 /** Past this many bytes waiting to be sent, events are dropped and a `lagged` notice follows. */
-export const watchBufferLimitBytes = 256 * 1024;
+const watchBufferLimitBytes = 256 * 1024;
 /** A watcher that misses this many events in a row is closed (4008). */
-export const watchMaxDropped = 10_000;
+const watchMaxDropped = 10_000;
 
 /** A frame before the stream numbers it. */
 type Frame = { type: string; at: string };
