@@ -92,7 +92,7 @@ test("project watch: a device created after subscribing appears, with its events
   assert.deepEqual([closed.code, closed.reason], [4004, "project deleted"]);
 });
 
-test("project watch: another user's project is 404 before the upgrade, as for the per-device socket", async (t) => {
+test("project watch: another user's project is 404 before the upgrade, as for the per-device socket; access ends with the project", async (t) => {
   const s = await setup(t);
   const carol = await s.user("carol@example.com");
   const refused = async (path: string, token: string | undefined, status: number, code: string) =>
@@ -140,6 +140,12 @@ test("project watch: another user's project is 404 before the upgrade, as for th
   // admins see every project
   const admin = await s.watch(t, "", s.alice.client.token);
   assert.equal((await admin.inbox.type("snapshot")).devices.length, 2);
+
+  // deleting the owner deletes the project: the owner's stream ends as revoked, the admin's as gone
+  await s.alice.client.api.deleteUser({ params: { userId: s.bob.auth.user.id } });
+  assert.equal((await bobs.closed).code, 4001);
+  assert.deepEqual(await admin.closed, { code: 4004, reason: "project deleted" });
+  assert.equal(carols.ws.readyState, carols.ws.OPEN, "other projects' streams go on");
 });
 
 test("project watch: filters by device ids and event kinds, validated with the error envelope", async (t) => {

@@ -64,14 +64,23 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
     subscribe: (deviceId: string, handler: DeviceEventHandler) => bus.subscribeDevice(deviceId, handler),
 
     /** Every device event of the project (devices created later included), then its deletion. */
-    subscribeProject(projectId: string, handler: (event: ProjectEvent) => void) {
+    subscribeProject(principal: Principal, projectId: string, handler: (event: ProjectEvent) => void) {
       const offDevices = bus.subscribeProject(projectId, handler);
       const offProject = bus.subscribe("project.deleted", (payload) => {
         if (payload.projectId === projectId) handler({ type: "project.deleted", payload });
       });
+      // Deleting a user deletes their projects without a project.deleted event each.
+      const offUser = bus.subscribe("user.deleted", async ({ actorId }) => {
+        const gone = await devices.list(principal, projectId).then(
+          () => false,
+          (error: unknown) => error instanceof AppError && error.code === "not_found",
+        );
+        if (gone) handler({ type: "project.deleted", payload: { actorId, projectId } });
+      });
       return () => {
         offDevices();
         offProject();
+        offUser();
       };
     },
 

@@ -64,7 +64,7 @@ export function projectWatchSocket(
         socket as WebSocket,
         { principal, services, heartbeat, log: request.log },
         {
-          subscribe: (handler) => services.watch.subscribeProject(projectId, handler),
+          subscribe: (handler) => services.watch.subscribeProject(principal, projectId, handler),
           toFrame: (event) => projectFrame(event, devices, kinds),
           snapshot: async () => ({
             type: "snapshot",
