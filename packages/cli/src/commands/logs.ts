@@ -36,7 +36,7 @@ export const logs: Command = {
     "Shows the newest entries, oldest first. With --tail it then streams new entries of every device of the project, devices added later included, over the project watch WebSocket, and reconnects when the connection drops; stop with Ctrl-C. With --json: one JSON document, or with --tail one JSON object per line (NDJSON).",
   options: { device: { type: "string" }, limit: { type: "string" }, tail: { type: "boolean", short: "f" } },
   optionHelp: [
-    "--device <id>    one device only (default: every device of the project)",
+    "--device <id>    one device only (default: every device of the project, with --tail also those added later)",
     `--limit <n>      how many recent entries (default 50, at most ${pageLimits.max})`,
     "--tail, -f       keep streaming new entries",
   ],
