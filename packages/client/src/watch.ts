@@ -1,8 +1,15 @@
-import { bearerSubprotocolPrefix, type WatchEvent, watchSubprotocol } from "@sdk/protocol";
+import {
+  bearerSubprotocolPrefix,
+  type ProjectWatchEvent,
+  type ProjectWatchKind,
+  type WatchEvent,
+  watchCloseCodes,
+  watchSubprotocol,
+} from "@sdk/protocol";
 
-export interface WatchOptions {
+export interface WatchOptions<E = WatchEvent> {
   /** Called for every event: the snapshot first, then status, log, state and lagged events. */
-  onEvent(event: WatchEvent): void;
+  onEvent(event: E): void;
   /** The socket closed (and will be reopened unless `stop()` was called or `reconnect` is false). */
   onClose?(info: { code: number; reason: string; willReconnect: boolean }): void;
   onOpen?(): void;
@@ -14,18 +21,9 @@ export interface WatchHandle {
   stop(): void;
 }
 
-/**
- * Watches one device over `/v1/projects/:projectId/devices/:deviceId/watch` with the platform's
- * WebSocket (browsers and Node 22+). An API token travels as the `bearer.<token>` sub-protocol;
- * without one a browser's session cookie is used.
- */
-export function watchDevice(
-  baseUrl: string,
-  token: string | undefined,
-  ids: { projectId: string; deviceId: string },
-  options: WatchOptions,
-): WatchHandle {
-  const url = `${baseUrl.replace(/^http/, "ws").replace(/\/+$/, "")}/v1/projects/${encodeURIComponent(ids.projectId)}/devices/${encodeURIComponent(ids.deviceId)}/watch`;
+/** Opens a watch socket and reopens it after a drop, with backoff; each open starts with a snapshot. */
+function openWatch<E>(baseUrl: string, path: string, token: string | undefined, options: WatchOptions<E>) {
+  const url = `${baseUrl.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`;
   const protocols = token ? [watchSubprotocol, `${bearerSubprotocolPrefix}${token}`] : [watchSubprotocol];
   let stopped = false;
   let socket: WebSocket | undefined;
@@ -44,15 +42,18 @@ export function watchDevice(
     current.onmessage = (message) => {
       if (stopped) return;
       try {
-        options.onEvent(JSON.parse(String(message.data)) as WatchEvent);
+        options.onEvent(JSON.parse(String(message.data)) as E);
       } catch {
         // not JSON: not from this server
       }
     };
     current.onclose = (event) => {
-      // 4004: the device is gone; 4001: the credential was revoked. Retrying would not help.
+      // gone: the device or project was deleted; revoked: the credential was. Retrying would not help.
       const willReconnect =
-        !stopped && options.reconnect !== false && event.code !== 4004 && event.code !== 4001;
+        !stopped &&
+        options.reconnect !== false &&
+        event.code !== watchCloseCodes.gone &&
+        event.code !== watchCloseCodes.revoked;
       options.onClose?.({ code: event.code, reason: event.reason, willReconnect });
       if (!willReconnect) return;
       const delay = Math.min(30_000, 500 * 2 ** attempt++) * (0.5 + Math.random() / 2);
@@ -68,4 +69,42 @@ export function watchDevice(
       if (socket?.readyState === WebSocket.OPEN) socket.close(1000);
     },
   };
+}
+
+/**
+ * Watches one device over `/v1/projects/:projectId/devices/:deviceId/watch` with the platform's
+ * WebSocket (browsers and Node 22+). An API token travels as the `bearer.<token>` sub-protocol;
+ * without one a browser's session cookie is used.
+ */
+export function watchDevice(
+  baseUrl: string,
+  token: string | undefined,
+  ids: { projectId: string; deviceId: string },
+  options: WatchOptions,
+): WatchHandle {
+  const path = `/v1/projects/${encodeURIComponent(ids.projectId)}/devices/${encodeURIComponent(ids.deviceId)}/watch`;
+  return openWatch(baseUrl, path, token, options);
+}
+
+/** Which devices and event kinds a project watch carries (default: every device, every kind). */
+export interface ProjectWatchFilters {
+  devices?: string[];
+  events?: ProjectWatchKind[];
+}
+
+/**
+ * Watches every device of a project over `/v1/projects/:projectId/watch`, devices created later
+ * included (`device_created`, then their events). Authenticates and reconnects like `watchDevice`.
+ */
+export function watchProject(
+  baseUrl: string,
+  token: string | undefined,
+  projectId: string,
+  options: WatchOptions<ProjectWatchEvent> & ProjectWatchFilters,
+): WatchHandle {
+  const query = new URLSearchParams();
+  if (options.devices) query.set("devices", options.devices.join(","));
+  if (options.events) query.set("events", options.events.join(","));
+  const search = query.size > 0 ? `?${query}` : "";
+  return openWatch(baseUrl, `/v1/projects/${encodeURIComponent(projectId)}/watch${search}`, token, options);
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ConnectionState } from "./fields.ts";
+import { Board, ConnectionState } from "./fields.ts";
+import { idPattern, idPrefixes } from "./ids.ts";
 import { PinState } from "./pins.ts";
 import { Device, LogEntry, StateValue } from "./resources.ts";
 
@@ -54,8 +55,79 @@ export type WatchEventType = WatchEvent["type"];
 export const watchCloseCodes = {
   /** The token or session was revoked, or the user lost access: authenticate again. */
   revoked: 4001,
-  /** The device was deleted. */
+  /** The device was deleted (the project, for a project watcher). */
   gone: 4004,
   /** The watcher fell too far behind (see docs/protocol.md). */
   tooSlow: 4008,
 } as const;
+
+/**
+ * The project watch WebSocket (`/v1/projects/:projectId/watch`): every device of a project on one
+ * connection, devices created later included. Same authentication, `seq`, slow-watcher rule and
+ * close codes as the per-device socket; every device event names its `deviceId`.
+ */
+export const projectWatchPath = "/v1/projects/:projectId/watch";
+
+/** The event kinds a project watcher can choose with `?events=` (default: all of them). */
+export const projectWatchKinds = ["status", "log", "state", "pins"] as const;
+export type ProjectWatchKind = (typeof projectWatchKinds)[number];
+/** At most this many ids in `?devices=`. */
+export const projectWatchMaxDevices = 100;
+
+const commaList = <T extends z.ZodType<unknown, string>>(item: T, max: number) =>
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== ""),
+    )
+    .pipe(z.array(item).min(1, "list at least one").max(max, `list at most ${max}`));
+
+/** The query of the project watch socket: both filters are optional and comma-separated. */
+export const ProjectWatchQuery = z.strictObject({
+  devices: commaList(
+    z.string().regex(idPattern(idPrefixes.device), "must be device ids (dev_…)"),
+    projectWatchMaxDevices,
+  )
+    .optional()
+    .describe(
+      "Only these devices of the project (comma-separated ids); devices created later are not included.",
+    ),
+  events: commaList(z.enum(projectWatchKinds), projectWatchKinds.length)
+    .optional()
+    .describe("Only these event kinds (comma-separated: status, log, state, pins)."),
+});
+export type ProjectWatchQuery = z.output<typeof ProjectWatchQuery>;
+
+const ofDevice = { deviceId: z.string() };
+
+export const ProjectSnapshotEvent = z.object({
+  type: z.literal("snapshot"),
+  ...base,
+  /** Every (selected) device of the project with the latest value of each of its state entities. */
+  devices: z.array(z.object({ device: Device, state: z.array(StateValue) })),
+});
+/** A device was added to the project after the snapshot (not sent with a `devices` filter). */
+export const DeviceCreatedEvent = z.object({
+  type: z.literal("device_created"),
+  ...base,
+  ...ofDevice,
+  name: z.string(),
+  board: Board,
+});
+/** A device of the project was deleted: no more events for it follow. */
+export const DeviceDeletedEvent = z.object({ type: z.literal("device_deleted"), ...base, ...ofDevice });
+
+export const ProjectWatchEvent = z.discriminatedUnion("type", [
+  ProjectSnapshotEvent,
+  StatusEvent.extend(ofDevice),
+  LogEvent.extend(ofDevice),
+  StateEvent.extend(ofDevice),
+  PinsEvent.extend(ofDevice),
+  DeviceCreatedEvent,
+  DeviceDeletedEvent,
+  LaggedEvent,
+]);
+export type ProjectWatchEvent = z.infer<typeof ProjectWatchEvent>;

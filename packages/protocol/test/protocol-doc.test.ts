@@ -22,6 +22,8 @@ import {
   isSimulatorCommand,
   maxBytesPerMessage,
   maxFrameBytes,
+  ProjectWatchEvent,
+  projectWatchPath,
   protocolVersion,
   ServerError,
   simulatorCommandSchemas,
@@ -128,6 +130,7 @@ test("the doc states the protocol version, the socket paths and the frame limit"
   assert.match(doc, new RegExp(`^\\*\\*Protocol version: ${protocolVersion}\\*\\*`, "m"));
   assert.ok(doc.includes(`\`${deviceSocketPath}\``), deviceSocketPath);
   assert.ok(doc.includes(watchPath), watchPath);
+  assert.ok(doc.includes(projectWatchPath), projectWatchPath);
   assert.ok(doc.includes(`"${watchSubprotocol}"`), watchSubprotocol);
   assert.ok(doc.includes(String(maxFrameBytes)), `maxFrameBytes (${maxFrameBytes})`);
   assert.ok(doc.includes(String(maxFrameBytes - 1)), `the largest frame (${maxFrameBytes - 1})`);
@@ -184,6 +187,16 @@ test("the pin tables match the boards", () => {
     }
   }
   for (const board of Object.keys(boards)) assert.ok(doc.includes(`\`${board}\``), board);
+});
+
+test("every project watch event type has an example", () => {
+  for (const option of ProjectWatchEvent.options) {
+    const type = option.shape.type.value;
+    assert.ok(
+      blocks.some((b) => b.annotation === `project-watch ${type}`),
+      `no json example annotated "project-watch ${type}"`,
+    );
+  }
 });
 
 test("every json example validates against its schema", () => {
@@ -263,6 +276,14 @@ test("every json example validates against its schema", () => {
         assertValid(WatchEvent, value, where);
         const option = WatchEvent.options.find((o) => o.shape.type.value === name);
         assert.ok(option, `${where}: ${name} is not a watch event`);
+        assertKnownKeys(option, value, where);
+        break;
+      }
+      case "project-watch": {
+        assert.equal(type, name, `${where}: the example's type`);
+        assertValid(ProjectWatchEvent, value, where);
+        const option = ProjectWatchEvent.options.find((o) => o.shape.type.value === name);
+        assert.ok(option, `${where}: ${name} is not a project watch event`);
         assertKnownKeys(option, value, where);
         break;
       }

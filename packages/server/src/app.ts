@@ -39,6 +39,7 @@ import { Sweeper } from "./services/sweeper.ts";
 import { prepareDataDir } from "./storage/data-dir.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
+import { projectWatchSocket } from "./ws/project-watch-socket.ts";
 import { installUpgradeRefusals } from "./ws/upgrade.ts";
 import { watchSocket } from "./ws/watch-socket.ts";
 
@@ -181,6 +182,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const heartbeat = new Heartbeat(config.device.heartbeatSeconds);
   deviceSocket(app, services, heartbeat);
   watchSocket(app, services, heartbeat, config.publicUrl);
+  projectWatchSocket(app, services, heartbeat, config.publicUrl);
   installUpgradeRefusals(app, config.publicUrl);
 
   // Recording starts before any request can be served and ends after the last one has answered,

@@ -126,3 +126,22 @@ test("bus: a device subscription hears every event naming its device, and only t
     },
   ]);
 });
+
+test("bus: a project subscription hears every device event of the project, later devices included, and only those", async () => {
+  const { bus: b } = bus();
+  const heard: string[] = [];
+  const off = b.subscribeProject("prj_1", (e) => void heard.push(`${e.type} ${e.payload.deviceId}`));
+  await b.publish("device.created", {
+    actorId: "usr_1",
+    projectId: "prj_1",
+    deviceId: "dev_new",
+    name: "n",
+    board: "pico_w",
+  });
+  await b.publish("device.log", log("dev_new", "hi"));
+  await b.publish("device.log", { ...log("dev_other", "elsewhere"), projectId: "prj_2" });
+  await b.publish("project.deleted", { actorId: "usr_1", projectId: "prj_1" });
+  off();
+  await b.publish("device.log", log("dev_new", "after"));
+  assert.deepEqual(heard, ["device.created dev_new", "device.log dev_new"]);
+});

@@ -1,5 +1,5 @@
-import { type SdkClient, watchDevice } from "@sdk/client";
-import { type LogEntry, pageLimits } from "@sdk/protocol";
+import { type SdkClient, watchProject } from "@sdk/client";
+import { type LogEntry, pageLimits, watchCloseCodes } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { UsageError } from "../errors.ts";
@@ -33,10 +33,10 @@ export const logs: Command = {
   summary: "Recent logs of the project's devices; --tail keeps streaming",
   usage: "sdk logs [--device dev_…] [--limit N] [--tail] [--project prj_…] [--json]",
   details:
-    "Shows the newest entries, oldest first. With --tail it then streams new entries over the watch WebSocket and reconnects when the connection drops; stop with Ctrl-C. With --json: one JSON document, or with --tail one JSON object per line (NDJSON).",
+    "Shows the newest entries, oldest first. With --tail it then streams new entries of every device of the project, devices added later included, over the project watch WebSocket, and reconnects when the connection drops; stop with Ctrl-C. With --json: one JSON document, or with --tail one JSON object per line (NDJSON).",
   options: { device: { type: "string" }, limit: { type: "string" }, tail: { type: "boolean", short: "f" } },
   optionHelp: [
-    "--device <id>    one device only (default: every device of the project)",
+    "--device <id>    one device only (default: every device of the project, with --tail also those added later)",
     `--limit <n>      how many recent entries (default 50, at most ${pageLimits.max})`,
     "--tail, -f       keep streaming new entries",
   ],
@@ -60,50 +60,69 @@ export const logs: Command = {
     }
     for (const line of lines)
       g.out.json ? g.out.ndjson(line) : g.out.logEntry(line, many ? line.deviceId : undefined);
-    if (deviceIds.length === 0) g.out.info("The project has no devices yet; nothing to stream.");
     const seen = new Set(lines.map((l) => l.id));
-    const token = client.token;
-    // The snapshot confirms the subscription: from then on new lines are shown.
-    const subscribed = new Set<string>();
-    const handles = deviceIds.map((deviceId) =>
-      watchDevice(
-        host,
-        token,
-        { projectId: id, deviceId },
-        {
-          onEvent(event) {
-            if (event.type === "snapshot") {
-              if (subscribed.has(deviceId)) return;
-              subscribed.add(deviceId);
-              if (subscribed.size === deviceIds.length)
-                g.out.info(
-                  g.out.dim(
-                    `Streaming logs of ${deviceIds.length} device${deviceIds.length === 1 ? "" : "s"} (Ctrl-C to stop)`,
-                  ),
-                );
-              return;
-            }
-            if (event.type !== "log" || seen.has(event.entry.id)) return;
-            seen.add(event.entry.id);
-            const line = { ...event.entry, deviceId };
-            if (g.out.json) g.out.ndjson(line);
-            else g.out.logEntry(line, many ? line.deviceId : undefined);
-          },
-          onClose({ code, willReconnect }) {
-            if (willReconnect)
-              g.out.info(g.out.dim(`connection to ${deviceId} dropped (${code}); reconnecting…`));
-          },
-        },
-      ),
-    );
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        for (const h of handles) h.stop();
-        resolve();
+    // One project watch: devices created while streaming are included (unless --device is given).
+    const known = new Set(deviceIds);
+    let subscribed = false;
+    let ended: (code: number) => void = () => {};
+    const handle = watchProject(host, client.token, id, {
+      events: ["log"],
+      ...(values.device ? { devices: deviceIds } : {}),
+      onEvent(event) {
+        if (event.type === "snapshot") {
+          for (const { device } of event.devices) known.add(device.id);
+          // The first snapshot confirms the subscription; later ones follow a reconnect.
+          if (subscribed) return;
+          subscribed = true;
+          const n = event.devices.length;
+          g.out.info(
+            g.out.dim(
+              values.device
+                ? `Streaming logs of 1 device (Ctrl-C to stop)`
+                : `Streaming logs of ${n} device${n === 1 ? "" : "s"}, and of devices added later (Ctrl-C to stop)`,
+            ),
+          );
+          return;
+        }
+        if (event.type === "device_created") {
+          known.add(event.deviceId);
+          g.out.info(g.out.dim(`New device ${event.name} (${event.deviceId}): streaming its logs too`));
+          return;
+        }
+        if (event.type === "device_deleted") {
+          known.delete(event.deviceId);
+          g.out.info(g.out.dim(`Device ${event.deviceId} was deleted`));
+          return;
+        }
+        if (event.type === "lagged") {
+          g.out.warn(`${event.dropped} log entries were skipped (the stream fell behind); see sdk logs`);
+          return;
+        }
+        if (event.type !== "log" || seen.has(event.entry.id)) return;
+        seen.add(event.entry.id);
+        const line = { ...event.entry, deviceId: event.deviceId };
+        if (g.out.json) g.out.ndjson(line);
+        else g.out.logEntry(line, !values.device && known.size > 1 ? line.deviceId : undefined);
+      },
+      onClose({ code, willReconnect }) {
+        if (willReconnect) return g.out.info(g.out.dim(`connection dropped (${code}); reconnecting…`));
+        if (code === watchCloseCodes.gone) g.out.warn("The project was deleted; the stream ended.");
+        else if (code === watchCloseCodes.revoked)
+          g.out.warn("The credentials were revoked; the stream ended. Run sdk login again.");
+        ended(1);
+      },
+    });
+    return new Promise<number>((resolve) => {
+      const finish = (code: number) => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        handle.stop();
+        resolve(code);
       };
+      const stop = () => finish(0);
+      ended = finish;
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
-    return 0;
   },
 };

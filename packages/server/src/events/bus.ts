@@ -24,6 +24,8 @@ export interface EventBus {
   subscribe<K extends EventType>(type: K, handler: Handler<K>): Unsubscribe;
   /** Every event that names this device (a watch socket's stream). */
   subscribeDevice(deviceId: string, handler: DeviceEventHandler): Unsubscribe;
+  /** Every event that names a device of this project, devices created later included (a project watch). */
+  subscribeProject(projectId: string, handler: DeviceEventHandler): Unsubscribe;
 }
 
 const settled: Promise<void> = Promise.resolve();
@@ -31,6 +33,7 @@ const settled: Promise<void> = Promise.resolve();
 export class InProcessEventBus implements EventBus {
   readonly #byType = new Map<EventType, Set<Handler<never>>>();
   readonly #byDevice = new Map<string, Set<DeviceEventHandler>>();
+  readonly #byProject = new Map<string, Set<DeviceEventHandler>>();
   readonly #onError: (error: unknown) => void;
 
   constructor(onError: (error: unknown) => void) {
@@ -41,11 +44,14 @@ export class InProcessEventBus implements EventBus {
     let pending: Promise<void>[] | undefined;
     const handlers = this.#byType.get(type) as Set<Handler<K>> | undefined;
     if (handlers) for (const handler of [...handlers]) pending = this.#call(handler, payload, pending);
-    const deviceId = (payload as { deviceId?: unknown }).deviceId;
-    const devices = typeof deviceId === "string" ? this.#byDevice.get(deviceId) : undefined;
-    if (devices) {
+    const { deviceId, projectId } = payload as { deviceId?: unknown; projectId?: unknown };
+    if (typeof deviceId === "string") {
       const event = { type, payload } as DeviceEvent;
-      for (const handler of [...devices]) pending = this.#call(handler, event, pending);
+      const handlers = [
+        ...(this.#byDevice.get(deviceId) ?? []),
+        ...((typeof projectId === "string" && this.#byProject.get(projectId)) || []),
+      ];
+      for (const handler of handlers) pending = this.#call(handler, event, pending);
     }
     return pending ? Promise.all(pending).then(() => undefined) : settled;
   }
@@ -75,6 +81,10 @@ export class InProcessEventBus implements EventBus {
 
   subscribeDevice(deviceId: string, handler: DeviceEventHandler): Unsubscribe {
     return add(this.#byDevice, deviceId, handler);
+  }
+
+  subscribeProject(projectId: string, handler: DeviceEventHandler): Unsubscribe {
+    return add(this.#byProject, projectId, handler);
   }
 }
 

@@ -27,7 +27,11 @@ export interface RouteInput<N extends EndpointName> {
 }
 
 /** Validates input against a schema; on failure a 400 `invalid_request` that names every bad field. */
-function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query",
+): z.output<S> {
   if (where === "body" && (value === undefined || value === null)) {
     throw new AppError("invalid_request", "Invalid request: a JSON object body is required", {
       fields: [{ path: "body", message: "a JSON object is required" }],

@@ -1,17 +1,41 @@
 import type { Device, StateValue } from "@sdk/protocol";
-import type { DeviceEventHandler, EventBus, Handler } from "../events/bus.ts";
+import { AppError } from "../errors.ts";
+import type { DeviceEvent, DeviceEventHandler, EventBus, Handler, ServerEvents } from "../events/bus.ts";
 import type { Principal } from "./auth.ts";
 import type { DeviceRef } from "./device-logs.ts";
 import type { DeviceStateService } from "./device-state.ts";
 import type { DevicesService } from "./devices.ts";
 
-/** What a watcher of one device may see, and the stream of that device's events. */
+/** What a project watcher hears: its devices' events, and the end of the project. */
+export type ProjectEvent =
+  | DeviceEvent
+  | { type: "project.deleted"; payload: ServerEvents["project.deleted"] };
+
+/** What a watcher of one device or of a whole project may see, and the stream of their events. */
 export function watchService(deps: { devices: DevicesService; state: DeviceStateService; bus: EventBus }) {
   const { devices, state, bus } = deps;
+
+  /** The project's devices, only `only` when given; throws `not_found` for one that is not there. */
+  async function selected(principal: Principal, projectId: string, only?: string[]): Promise<Device[]> {
+    const all = await devices.list(principal, projectId);
+    if (!only) return all;
+    const known = new Set(all.map((d) => d.id));
+    const missing = only.filter((id) => !known.has(id));
+    if (missing.length > 0)
+      throw new AppError("not_found", `No such device in this project: ${missing.join(", ")}`);
+    const wanted = new Set(only);
+    return all.filter((d) => wanted.has(d.id));
+  }
+
   return {
     /** Throws `not_found` when the caller may not see the device. */
     authorize: (principal: Principal, device: DeviceRef): Promise<Device> =>
       devices.get(principal, device.projectId, device.deviceId),
+
+    /** Throws `not_found` when the caller may not see the project, or one of the devices named. */
+    authorizeProject: async (principal: Principal, projectId: string, only?: string[]): Promise<void> => {
+      await selected(principal, projectId, only);
+    },
 
     async snapshot(
       principal: Principal,
@@ -23,7 +47,42 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
       };
     },
 
+    async projectSnapshot(
+      principal: Principal,
+      projectId: string,
+      only?: string[],
+    ): Promise<{ device: Device; state: StateValue[] }[]> {
+      const list = await selected(principal, projectId, only);
+      return Promise.all(
+        list.map(async (device) => ({
+          device,
+          state: await state.latest(principal, { projectId, deviceId: device.id }),
+        })),
+      );
+    },
+
     subscribe: (deviceId: string, handler: DeviceEventHandler) => bus.subscribeDevice(deviceId, handler),
+
+    /** Every device event of the project (devices created later included), then its deletion. */
+    subscribeProject(principal: Principal, projectId: string, handler: (event: ProjectEvent) => void) {
+      const offDevices = bus.subscribeProject(projectId, handler);
+      const offProject = bus.subscribe("project.deleted", (payload) => {
+        if (payload.projectId === projectId) handler({ type: "project.deleted", payload });
+      });
+      // Deleting a user deletes their projects without a project.deleted event each.
+      const offUser = bus.subscribe("user.deleted", async ({ actorId }) => {
+        const gone = await devices.list(principal, projectId).then(
+          () => false,
+          (error: unknown) => error instanceof AppError && error.code === "not_found",
+        );
+        if (gone) handler({ type: "project.deleted", payload: { actorId, projectId } });
+      });
+      return () => {
+        offDevices();
+        offProject();
+        offUser();
+      };
+    },
 
     /** Revoked credentials and lost access: a watcher authenticated by them must close. */
     onRevoked: (handler: Handler<"credential.revoked">) => bus.subscribe("credential.revoked", handler),

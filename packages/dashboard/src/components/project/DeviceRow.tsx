@@ -1,7 +1,6 @@
 import type { Board, Device } from "@sdk/protocol";
-import { useEffect, useState } from "react";
 import { api } from "../../api.ts";
-import { useDeviceWatch } from "../../hooks/useDeviceWatch.ts";
+import type { WatchState } from "../../hooks/useDeviceWatch.ts";
 import { Link, paths } from "../../router.tsx";
 import { ConfirmButton } from "../ConfirmButton.tsx";
 import { StatusBadge } from "../StatusBadge.tsx";
@@ -9,30 +8,19 @@ import { RelativeTime } from "../Time.tsx";
 
 export const boardNames: Record<Board, string> = { pico_w: "Pico W", pico2_w: "Pico 2 W" };
 
-/** One device with its status kept live by a watch socket. */
+/** One device; its status is kept live by the project's watch socket (DevicesSection). */
 export function DeviceRow({
-  device: initial,
+  device,
+  watch,
   onGone,
   onRotated,
 }: {
   device: Device;
+  watch: WatchState;
   onGone: (deviceId: string) => void;
   onRotated: (device: Device, secret: string) => void;
 }) {
-  const [device, setDevice] = useState(initial);
-  const { projectId, id } = initial;
-  const watch = useDeviceWatch(projectId, id, (event) => {
-    if (event.type === "snapshot") setDevice(event.device);
-    else if (event.type === "status") {
-      setDevice((d) => ({ ...d, status: event.status, lastSeenAt: event.at }));
-      // The event has no firmware version: read the device for the rest.
-      api.getDevice({ params: { projectId, deviceId: id } }).then(setDevice, () => {});
-    }
-  });
-
-  useEffect(() => {
-    if (watch === "gone") onGone(id);
-  }, [watch, id, onGone]);
+  const { projectId, id } = device;
 
   return (
     <tr data-device-id={id}>

@@ -7,6 +7,7 @@ import { Form } from "../Form.tsx";
 import { ListSection } from "../ListSection.tsx";
 import { DeviceCredentials } from "./DeviceCredentials.tsx";
 import { boardNames, DeviceRow } from "./DeviceRow.tsx";
+import { useLiveDevices } from "./useLiveDevices.ts";
 
 const boardOptions = Object.entries(boardNames).map(([value, label]) => ({ value, label }));
 
@@ -51,11 +52,12 @@ interface Shown {
   rotated: boolean;
 }
 
-/** The project's devices, live, with adding, new credentials and deleting. */
+/** The project's devices, live (devices added elsewhere too), with adding, new credentials and deleting. */
 export function DevicesSection({ projectId }: { projectId: string }) {
   const devices = useLoad(() => api.listDevices({ params: { projectId } }), [projectId]);
   const [shown, setShown] = useState<Shown | null>(null);
   const { setData } = devices;
+  const watch = useLiveDevices(projectId, setData);
   const onGone = useCallback(
     (deviceId: string) => setData((list) => list.filter((d) => d.id !== deviceId)),
     [setData],
@@ -103,6 +105,7 @@ export function DevicesSection({ projectId }: { projectId: string }) {
               <DeviceRow
                 key={device.id}
                 device={device}
+                watch={watch}
                 onGone={onGone}
                 onRotated={(d, secret) =>
                   setShown({
