@@ -63,7 +63,7 @@ export function runControl(
     case "release": {
       const pin = pinOf(a);
       all((d) => d.setInput(pin, null));
-      return `GP${pin} released`;
+      return `GP${pin} released${watching(devices, pin)}`;
     }
     default:
       throw new RangeError(

@@ -81,7 +81,7 @@ describe("simulated inputs", () => {
     await button(conn);
     assert.equal(runControl([device], "set GP15 0"), "GP15 driven low (watched: both edges, 20 ms debounce)");
     await conn.message((m) => m.type === "gpio_change" && m.value === 0);
-    assert.equal(runControl([device], "release 15"), "GP15 released");
+    assert.equal(runControl([device], "release 15"), "GP15 released (watched: both edges, 20 ms debounce)");
     await conn.message((m) => m.type === "gpio_change" && m.value === 1);
     assert.match(runControl([device], "help"), /press <pin> \[ms\]/);
     assert.throws(() => runControl([device], "press"), /which pin\?/);
