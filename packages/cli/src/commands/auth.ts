@@ -33,6 +33,7 @@ export const login: Command = {
       if (!isInteractive()) {
         throw new UsageError("Give --email and --password-stdin (no terminal to ask on)", "login");
       }
+      g.out.info(`Logging in to ${g.out.bold(host)}: your password goes to this server`);
       email ??= (await ask("Email: ")).trim();
       password ??= await ask("Password: ", true);
     }
