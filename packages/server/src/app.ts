@@ -109,7 +109,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const clock = options.clock ?? systemClock;
   const processStartedAt = clock.now();
   const logger = options.logger ?? createLogger(config);
-  prepareDataDir(config.dataDir);
+  const dataDirWarning = prepareDataDir(config.dataDir);
+  if (dataDirWarning) logger.warn(dataDirWarning);
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const box = SecretBox.fromKeyFile(config.dataDir);
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
