@@ -71,7 +71,6 @@ test("mDNS: on by default as 'sdk on <host>'; MDNS=false turns it off; MDNS_NAME
   // Cut by code points: an emoji (a surrogate pair, 4 bytes) is kept whole or left out.
   const emoji = loadConfig({}, "/", false, `${"h".repeat(53)}🌱`).mdns.name;
   assert.equal(emoji, `sdk on ${"h".repeat(53)}`);
-  assert.ok(emoji.isWellFormed(), "no lone surrogate");
   assert.equal(loadConfig({}, "/", false, `${"h".repeat(52)}🌱`).mdns.name, `sdk on ${"h".repeat(52)}🌱`);
   for (const [env, message] of [
     [{ MDNS: "sometimes" }, /^MDNS must be true or false/],
