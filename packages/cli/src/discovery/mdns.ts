@@ -43,7 +43,7 @@ function toFound(service: Service): FoundServer {
     name: printable(txt.name) || printable(service.name) || "(unnamed)",
     url: responder
       ? loginUrl(txt.url, responder, service.port)
-      : `http://${preferredHost(service)}:${service.port}`,
+      : `http://${printable(preferredHost(service))}:${service.port}`,
     version: printable(txt.version) || null,
     addresses: addresses.map((a) => printable(a)),
   };
