@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { SimulatedDevice } from "@sdk/simulator";
 import {
   freePort,
   runNode,
@@ -61,28 +62,26 @@ test("DATA_DIR on a read-only filesystem: says so, whether DATA_DIR, its parent 
   }
 });
 
-test("DATA_DIR on a full filesystem: starts with a warning, /ready is 503 until space is freed", async (t) => {
-  if (!canMount(t)) return;
-  // A data dir of an earlier run, copied onto a tmpfs that is then filled to the last byte.
-  const earlier = path.join(tempDir(t, "sdk-full-src-"), "data");
-  const first = await startServerProcess(t, earlier);
-  assert.deepEqual(await first.stop("SIGTERM", 20_000), { code: 0, signal: null });
+/** Starts the server on a copy of `earlier` (a data dir) on a tmpfs filled to the last byte. */
+async function bootOnFullDisk(t: TestContext, earlier: string) {
   const mount = tempDir(t, "sdk-full-");
-  const dataDir = path.join(mount, "data");
   const port = await freePort();
   const server = spawnNode(t, {
     args: [mainScript],
-    env: serverEnv(port, dataDir),
+    env: serverEnv(port, path.join(mount, "data")),
     via: onTmpfs(
       mount,
       "size=16m",
       `cp -a '${earlier}' "$0/data" && { head -c 32M /dev/zero > "$0/fill" 2>/dev/null; true; } &&`,
     ),
   });
-  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  void server.exited.then(() => {
+    exited = true;
+  });
   const status = async (route: string) => {
     try {
-      const res = await fetch(`${url}${route}`, { signal: AbortSignal.timeout(5_000) });
+      const res = await fetch(`http://127.0.0.1:${port}${route}`, { signal: AbortSignal.timeout(5_000) });
       await res.arrayBuffer();
       return res.status;
     } catch {
@@ -90,10 +89,11 @@ test("DATA_DIR on a full filesystem: starts with a warning, /ready is 503 until 
     }
   };
   await waitUntil(
-    async () => (await status("/health")) === 200,
+    async () => exited || (await status("/health")) === 200,
     30_000,
-    `the server to answer /health (${server.stderr()})`,
+    "the server to answer /health",
   );
+  assert.ok(!exited, `the server stopped on a full disk: ${server.stderr()}`);
   assert.equal(await status("/ready"), 503, "not ready on a full disk");
   const warning = server
     .stdout()
@@ -108,6 +108,43 @@ test("DATA_DIR on a full filesystem: starts with a warning, /ready is 503 until 
     30_000,
     "/ready to answer 200 once space is freed",
   );
+  return server;
+}
+
+test("DATA_DIR on a full filesystem: starts with a warning, /ready is 503 until space is freed", async (t) => {
+  if (!canMount(t)) return;
+  const earlier = path.join(tempDir(t, "sdk-full-src-"), "data");
+  const first = await startServerProcess(t, earlier);
+  assert.deepEqual(await first.stop("SIGTERM", 20_000), { code: 0, signal: null });
+  const server = await bootOnFullDisk(t, earlier);
+  assert.deepEqual(await server.stop("SIGTERM", 20_000), { code: 0, signal: null });
+});
+
+test("a full disk after a crash with a device online: the boot writes wait, the server starts", async (t) => {
+  if (!canMount(t)) return;
+  const earlier = path.join(tempDir(t, "sdk-full-src-"), "data");
+  const first = await startServerProcess(t, earlier);
+  const auth = await first
+    .client()
+    .api.register({ body: { email: "a@example.com", password: "correct horse battery", issueToken: true } });
+  const api = first.client(auth.token!.token).api;
+  const project = await api.createProject({ body: { name: "p" } });
+  const { device, credentials } = await api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico_w" },
+  });
+  const sim = new SimulatedDevice({
+    server: new URL(first.url).host,
+    deviceId: device.id,
+    secret: credentials.secret,
+    reconnect: false,
+  });
+  t.after(() => sim.stop());
+  sim.start();
+  await sim.waitFor("connected", 10_000);
+  await first.stop("SIGKILL", 10_000); // the device stays online in the database
+  const server = await bootOnFullDisk(t, earlier);
+  assert.match(server.stdout(), /marking the devices offline skipped: the database cannot write now/);
   assert.deepEqual(await server.stop("SIGTERM", 20_000), { code: 0, signal: null });
 });
 
