@@ -79,6 +79,40 @@ async function startServer(t: TestContext, ns: string, port: number, name: strin
   return server;
 }
 
+/**
+ * `sdk login` on a pseudo-terminal (script(1) makes one and copies our pipe to it) with two servers
+ * answering: chooses the second listed, then types the password. Returns the URLs listed and the output.
+ */
+async function loginOnTerminal(t: TestContext, ns: string, home: string) {
+  const command = [process.execPath, sdkBin, "login", "--email", "maker@example.com"]
+    .map((a) => `'${a}'`)
+    .join(" ");
+  const login = spawnNode(t, {
+    via: inNs(ns),
+    cwd: cliDir,
+    env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "dumb" },
+    openStdin: true,
+    args: [
+      "-e",
+      `process.exit(require("node:child_process").spawnSync("script", ["-qfec", ${JSON.stringify(command)}, "/dev/null"], { stdio: "inherit" }).status ?? 1)`,
+    ],
+  });
+  await login.waitForOutput(
+    (o) => /Which one\? \[1-2\]: /.test(o.stdout),
+    15_000,
+    "the question which server",
+  );
+  const listed = [1, 2].map((n) => new RegExp(` {2}${n}\\) .*?(http://\\S+)`).exec(login.stdout())?.[1]);
+  assert.ok(listed[0] && listed[1], `two servers listed: ${login.stdout()}`);
+  login.child.stdin!.write("2\n");
+  await login.waitForOutput((o) => /Password: /.test(o.stdout), 10_000, "the password question");
+  login.child.stdin!.write(`${password}\n`);
+  const exit = await within(login.exited, 20_000, "sdk login on a terminal to finish");
+  assert.equal(exit.code, 0, login.stdout());
+  assert.ok(!login.stdout().includes(password), "the password is not echoed");
+  return { listed: listed as string[], output: login.stdout() };
+}
+
 test("sdk login without --host finds the server by mDNS, lists several, and sees the goodbye", async (t) => {
   const net = namespaces(t);
   if (typeof net === "string") {
@@ -101,12 +135,15 @@ test("sdk login without --host finds the server by mDNS, lists several, and sees
 
   const first = await startServer(t, net.server, 8080, "Garage sdk");
   const url = `http://${net.serverIp}:8080`;
-  const registered = await run([
-    "--input-type=module",
-    "-e",
-    `const r = await fetch(${JSON.stringify(`${url}/v1/auth/register`)}, { method: "POST", headers: { "content-type": "application/json" }, body: ${JSON.stringify(JSON.stringify({ email: "maker@example.com", password }))} }); process.exit(r.status === 201 ? 0 : 1);`,
-  ]);
-  assert.equal(registered.code, 0, `register from the other namespace: ${registered.stderr}`);
+  const register = async (server: string) => {
+    const registered = await run([
+      "--input-type=module",
+      "-e",
+      `const r = await fetch(${JSON.stringify(`${server}/v1/auth/register`)}, { method: "POST", headers: { "content-type": "application/json" }, body: ${JSON.stringify(JSON.stringify({ email: "maker@example.com", password }))} }); process.exit(r.status === 201 ? 0 : 1);`,
+    ]);
+    assert.equal(registered.code, 0, `register on ${server} from the other namespace: ${registered.stderr}`);
+  };
+  await register(url);
 
   // A browser in the client namespace, with the same library, reports services coming and going.
   const browser = spawnNode(t, {
@@ -138,6 +175,7 @@ test("sdk login without --host finds the server by mDNS, lists several, and sees
   // Two servers: no terminal and --json never prompt; the answer is an error listing both.
   const second = await startServer(t, net.server, 8081, "Shed sdk");
   await browser.waitForOutput(seen("up", "Shed sdk"), 10_000, "the browser to see Shed sdk");
+  await register(`http://${net.serverIp}:8081`); // either may be listed second
   const several = await login("--json");
   assert.equal(several.code, 1);
   const answer = JSON.parse(several.stdout);
@@ -151,6 +189,21 @@ test("sdk login without --host finds the server by mDNS, lists several, and sees
   assert.match(severalText.stderr, /2 sdk servers answered; name one with --host <url>:\n {2}1\) /);
   assert.match(severalText.stderr, /Garage sdk/);
   assert.match(severalText.stderr, /Shed sdk/);
+
+  // On a terminal: asked which one; the second chosen is the one logged in to and saved.
+  const credentials = path.join(home, ".sdk", "credentials.json");
+  fs.rmSync(credentials);
+  const { listed, output } = await loginOnTerminal(t, net.client, home);
+  t.diagnostic(`listed ${listed.join(", ")}; chose the second`);
+  assert.deepEqual([...listed].sort(), [url, `http://${net.serverIp}:8081`]);
+  const shownAt = output.indexOf(`Logging in to ${listed[1]}: your password goes to this server`);
+  assert.ok(
+    shownAt >= 0 && shownAt < output.indexOf("Password: "),
+    `the URL shown before the password: ${output}`,
+  );
+  const afterChoice = fs.readFileSync(credentials, "utf8");
+  assert.ok(afterChoice.includes(listed[1]!), `the credentials name the second server: ${afterChoice}`);
+  assert.ok(!afterChoice.includes(listed[0]!), `and not the first: ${afterChoice}`);
 
   // SIGTERM: the goodbye (TTL 0) removes the service at once; its PTR record would live 8 hours.
   const stoppedAt = Date.now();

@@ -10,6 +10,7 @@ import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
+import { isDatabaseUnavailable } from "./errors.ts";
 import { type EventBus, InProcessEventBus } from "./events/bus.ts";
 import { checkCrossSite } from "./http/cross-site.ts";
 import { frameworkErrorHandler, installErrorHandling, maxPathParamLength } from "./http/error-handler.ts";
@@ -110,7 +111,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const clock = options.clock ?? systemClock;
   const processStartedAt = clock.now();
   const logger = options.logger ?? createLogger(config);
-  prepareDataDir(config.dataDir);
+  const dataDirWarning = prepareDataDir(config.dataDir);
+  if (dataDirWarning) logger.warn(dataDirWarning);
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const box = SecretBox.fromKeyFile(config.dataDir);
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
@@ -127,8 +129,20 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     onError,
     serverUrl: () => config.publicUrl ?? server.url,
   });
-  await services.deviceLink.markAllOffline();
-  await services.deployments.recoverInterrupted(processStartedAt);
+  // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
+  // rather than stopping, which a restart policy would turn into a crash loop.
+  const atBoot = async (what: string, write: () => Promise<unknown>) => {
+    try {
+      await write();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      logger.warn({ err }, `${what} skipped: the database cannot write now (is the disk full?)`);
+    }
+  };
+  await atBoot("marking the devices offline", () => services.deviceLink.markAllOffline());
+  await atBoot("failing the deployments cut off by the restart", () =>
+    services.deployments.recoverInterrupted(processStartedAt),
+  );
 
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,

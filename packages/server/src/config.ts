@@ -119,9 +119,9 @@ function instanceName(env: Env, name: string, fallback: string): string {
 
 /** "sdk on <host>", cut to the 63 bytes an instance name may have. */
 function defaultInstanceName(hostname: string): string {
-  let name = `sdk on ${hostname.split(".")[0] || "this machine"}`;
-  while (Buffer.byteLength(name) > 63) name = name.slice(0, -1);
-  return name;
+  const chars = [...`sdk on ${hostname.split(".")[0] || "this machine"}`]; // code points: no half pairs
+  while (Buffer.byteLength(chars.join("")) > 63) chars.pop();
+  return chars.join("");
 }
 
 /** A topic prefix: MQTT topic levels without wildcards, no leading or trailing `/`. */

@@ -68,6 +68,10 @@ test("mDNS: on by default as 'sdk on <host>'; MDNS=false turns it off; MDNS_NAME
     name: "Garage",
   });
   assert.equal(Buffer.byteLength(loadConfig({}, "/", false, "h".repeat(80)).mdns.name), 63);
+  // Cut by code points: an emoji (a surrogate pair, 4 bytes) is kept whole or left out.
+  const emoji = loadConfig({}, "/", false, `${"h".repeat(53)}🌱`).mdns.name;
+  assert.equal(emoji, `sdk on ${"h".repeat(53)}`);
+  assert.equal(loadConfig({}, "/", false, `${"h".repeat(52)}🌱`).mdns.name, `sdk on ${"h".repeat(52)}🌱`);
   for (const [env, message] of [
     [{ MDNS: "sometimes" }, /^MDNS must be true or false/],
     [{ MDNS_NAME: "x".repeat(64) }, /^MDNS_NAME must be 1 to 63 bytes without control characters/],

@@ -4,11 +4,20 @@ import fs from "node:fs";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runNode, serverEnv, tempDir } from "@sdk/test-helpers";
+import { SimulatedDevice } from "@sdk/simulator";
+import {
+  freePort,
+  runNode,
+  serverEnv,
+  spawnNode,
+  startServerProcess,
+  tempDir,
+  waitUntil,
+} from "@sdk/test-helpers";
 
 // A DATA_DIR the server cannot create or write stops it at once with one line saying why — on a
-// real read-only or full filesystem (a tmpfs mounted in a mount namespace of the test's own), a
-// real permission refusal and a file in the way.
+// real read-only filesystem (a tmpfs mounted in a mount namespace of the test's own), a
+// real permission refusal and a file in the way. A full disk does not stop it: it passes by itself.
 
 const mainScript = fileURLToPath(import.meta.resolve("@sdk/server/main"));
 const fix = "or set DATA_DIR to a directory the server can write";
@@ -53,15 +62,90 @@ test("DATA_DIR on a read-only filesystem: says so, whether DATA_DIR, its parent 
   }
 });
 
-test("DATA_DIR on a full filesystem: says it is full", async (t) => {
-  if (!canMount(t)) return;
+/** Starts the server on a copy of `earlier` (a data dir) on a tmpfs filled to the last byte. */
+async function bootOnFullDisk(t: TestContext, earlier: string) {
   const mount = tempDir(t, "sdk-full-");
-  const line = await startWith(
-    t,
-    path.join(mount, "data"),
-    onTmpfs(mount, "size=4k", `head -c 4096 /dev/zero > "$0/fill" 2>/dev/null;`),
+  const port = await freePort();
+  const server = spawnNode(t, {
+    args: [mainScript],
+    env: serverEnv(port, path.join(mount, "data")),
+    via: onTmpfs(
+      mount,
+      "size=16m",
+      `cp -a '${earlier}' "$0/data" && { head -c 32M /dev/zero > "$0/fill" 2>/dev/null; true; } &&`,
+    ),
+  });
+  let exited = false;
+  void server.exited.then(() => {
+    exited = true;
+  });
+  const status = async (route: string) => {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${route}`, { signal: AbortSignal.timeout(5_000) });
+      await res.arrayBuffer();
+      return res.status;
+    } catch {
+      return 0;
+    }
+  };
+  await waitUntil(
+    async () => exited || (await status("/health")) === 200,
+    30_000,
+    "the server to answer /health",
   );
-  assert.match(line, /^sdk-server: DATA_DIR \S+ is on a full filesystem: free some space, or set DATA_DIR/);
+  assert.ok(!exited, `the server stopped on a full disk: ${server.stderr()}`);
+  assert.equal(await status("/ready"), 503, "not ready on a full disk");
+  const warning = server
+    .stdout()
+    .split("\n")
+    .find((l) => l.includes("is on a full filesystem"));
+  assert.ok(warning, `a warning in the log: ${server.stdout()}`);
+  assert.match(JSON.parse(warning).msg, /free some space.*starting anyway: \/ready answers 503/);
+  // Freed from outside, through the server's own view of its mount namespace: ready again.
+  fs.rmSync(`/proc/${server.pid}/root${mount}/fill`);
+  await waitUntil(
+    async () => (await status("/ready")) === 200,
+    30_000,
+    "/ready to answer 200 once space is freed",
+  );
+  return server;
+}
+
+test("DATA_DIR on a full filesystem: starts with a warning, /ready is 503 until space is freed", async (t) => {
+  if (!canMount(t)) return;
+  const earlier = path.join(tempDir(t, "sdk-full-src-"), "data");
+  const first = await startServerProcess(t, earlier);
+  assert.deepEqual(await first.stop("SIGTERM", 20_000), { code: 0, signal: null });
+  const server = await bootOnFullDisk(t, earlier);
+  assert.deepEqual(await server.stop("SIGTERM", 20_000), { code: 0, signal: null });
+});
+
+test("a full disk after a crash with a device online: the boot writes wait, the server starts", async (t) => {
+  if (!canMount(t)) return;
+  const earlier = path.join(tempDir(t, "sdk-full-src-"), "data");
+  const first = await startServerProcess(t, earlier);
+  const auth = await first
+    .client()
+    .api.register({ body: { email: "a@example.com", password: "correct horse battery", issueToken: true } });
+  const api = first.client(auth.token!.token).api;
+  const project = await api.createProject({ body: { name: "p" } });
+  const { device, credentials } = await api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico_w" },
+  });
+  const sim = new SimulatedDevice({
+    server: new URL(first.url).host,
+    deviceId: device.id,
+    secret: credentials.secret,
+    reconnect: false,
+  });
+  t.after(() => sim.stop());
+  sim.start();
+  await sim.waitFor("connected", 10_000);
+  await first.stop("SIGKILL", 10_000); // the device stays online in the database
+  const server = await bootOnFullDisk(t, earlier);
+  assert.match(server.stdout(), /marking the devices offline skipped: the database cannot write now/);
+  assert.deepEqual(await server.stop("SIGTERM", 20_000), { code: 0, signal: null });
 });
 
 test("DATA_DIR below a directory the server may not write: says whose permission is missing", async (t) => {

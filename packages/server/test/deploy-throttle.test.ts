@@ -68,3 +68,22 @@ test("repeated failing deploys of one project are paused with 429 and Retry-Afte
   for (let i = 0; i < 3; i++)
     assert.equal((await post(s.project.id, bad)).status, 201, "the count restarted");
 });
+
+test("parallel failing deploys cannot pass the throttle together: deploys still loading count", async (t) => {
+  const s = await scriptProject(t);
+  const bad = await buildScript(t, broken);
+  const post = () =>
+    raw(`${s.url}/v1/projects/${s.project.id}/deployments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.client.token}` },
+      json: { bundle: bad.bundle, sourceMap: bad.sourceMap, manifest: bad.manifest },
+    });
+  const answers = await Promise.all(Array.from({ length: 8 }, post));
+  const statuses = answers.map((r) => r.status).sort();
+  assert.deepEqual(statuses, [201, 201, 201, 429, 429, 429, 429, 429], JSON.stringify(statuses));
+  const refused = answers.find((r) => r.status === 429)!;
+  assert.equal(refused.body.error.code, "deploys_throttled");
+  assert.ok(Number(refused.headers.get("retry-after")) > 0);
+  const versions = await s.client.api.listDeployments({ params: { projectId: s.project.id } });
+  assert.equal(versions.length, 3, "only the deploys let through ran a trial load");
+});

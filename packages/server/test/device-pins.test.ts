@@ -65,4 +65,11 @@ test("pins: commands and gpio_change events show on REST and the watch socket; o
     "offline",
   );
   assert.deepEqual(await client.api.getDevicePins({ params }), []);
+
+  // A command answered just after the disconnect tells nothing about an offline board.
+  const published: unknown[] = [];
+  t.after(s.server.bus.subscribe("device.pins", (e) => void published.push(e)));
+  s.server.services.devicePins.recordCommand(params, "gpio_write", { pin: 15, value: 1 }, {});
+  assert.deepEqual(await client.api.getDevicePins({ params }), []);
+  assert.deepEqual(published, [], "no pins event for an offline device");
 });

@@ -48,6 +48,28 @@ test("every Fastify error class maps to a catalogued code with a status of the s
   }
 });
 
+test("a request error from outside Fastify keeps its status as the catalogued code", () => {
+  const withStatus = (statusCode: number) =>
+    toAppError(Object.assign(new Error("plugin says no"), { statusCode }) as FastifyError);
+  for (const [status, code] of [
+    [401, "authentication_required"],
+    [403, "forbidden"],
+    [404, "not_found"],
+    [409, "conflict"],
+    [410, "gone"],
+    [413, "payload_too_large"],
+    [415, "unsupported_media_type"],
+    [429, "rate_limited"],
+  ] as const) {
+    const app = withStatus(status);
+    assert.equal(app.code, code, `${status}`);
+    assert.equal(app.status, status);
+  }
+  assert.equal(withStatus(400).code, "invalid_request");
+  assert.match(withStatus(422).message, /^Invalid request: plugin says no$/);
+  assert.equal(withStatus(500).code, "internal_error");
+});
+
 test("framework errors, unknown routes and plain requests to WebSocket paths answer in the envelope", async (t) => {
   const s = await setup(t);
   const long = await s.call(`${s.p}/env/${"A".repeat(200)}`, { method: "PUT", json: { value: "x" } });

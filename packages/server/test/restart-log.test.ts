@@ -67,6 +67,11 @@ test("unclean stop (SIGKILL): at boot the log says the server restarted and the 
     /server restarted/,
     `the last line says the server restarted: ${JSON.stringify(lines)}`,
   );
+  assert.match(
+    lines.at(-1) ?? "",
+    /the device, last seen \d{4}-\d\d-\d\dT[\d:.]+Z, went offline with it/,
+    "its last activity, not when it connected",
+  );
   await s.connect(new URL(second.url).host);
   await waitUntil(
     async () => (await s.systemLines(second)).filter((l) => /^connected/.test(l.message)).length === 2,

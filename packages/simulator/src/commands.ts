@@ -6,7 +6,7 @@ import {
   commandSchemas,
 } from "@sdk/protocol";
 import { checkPins } from "./board.ts";
-import { CommandError } from "./errors.ts";
+import { invalidArguments } from "./errors.ts";
 import type { Hardware } from "./hardware/index.ts";
 
 type Handler<T extends CommandType> = (args: CommandArgs<T>, hw: Hardware) => CommandResult<T>;
@@ -83,10 +83,6 @@ const handlers: { [T in CommandType]: Handler<T> } = {
 
 export { isCommandType } from "@sdk/protocol";
 
-function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  return issues.map((i) => `${i.path.map(String).join(".") || "arguments"}: ${i.message}`).join("; ");
-}
-
 /**
  * Checks a command's arguments against the board's rules (`checkCommand`), then parses them with
  * the command's schema (which drops fields the command does not have).
@@ -98,8 +94,7 @@ export function parseArgs<T extends CommandType>(
 ): CommandArgs<T> {
   checkPins(board, type, raw);
   const parsed = commandSchemas[type].safeParse(raw);
-  if (!parsed.success)
-    throw new CommandError("invalid_argument", `${type}: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success) throw invalidArguments(type, parsed.error.issues, raw);
   return parsed.data as CommandArgs<T>;
 }
 

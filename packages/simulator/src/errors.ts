@@ -1,3 +1,5 @@
+import { describeIssues } from "@sdk/protocol";
+
 /** The error codes a device answers a command with (`{"type":"error","id":n,"code":...}`). */
 export type CommandErrorCode = "invalid_argument" | "unsupported" | "io_error";
 
@@ -10,4 +12,16 @@ export class CommandError extends Error {
     this.name = "CommandError";
     this.code = code;
   }
+}
+
+/** A command whose arguments do not fit its schema: every bad field once, in plain words. */
+export function invalidArguments(
+  type: string,
+  issues: Parameters<typeof describeIssues>[0],
+  raw: unknown,
+): CommandError {
+  const why = describeIssues(issues, "arguments", raw)
+    .map((i) => `${i.path}: ${i.message}`)
+    .join("; ");
+  return new CommandError("invalid_argument", `${type}: ${why}`);
 }

@@ -1,5 +1,5 @@
 import { type SimulatorCommandArgs, type SimulatorCommandType, simulatorCommandSchemas } from "@sdk/protocol";
-import { CommandError } from "./errors.ts";
+import { invalidArguments } from "./errors.ts";
 import type { Hardware } from "./hardware/index.ts";
 
 /** How long sim_press holds a button when not told: longer than any sensible debounce. */
@@ -27,9 +27,6 @@ export function simulatorCommand(
 
 function parse<T extends SimulatorCommandType>(type: T, raw: Record<string, unknown>) {
   const parsed = simulatorCommandSchemas[type].safeParse(raw);
-  if (!parsed.success) {
-    const why = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
-    throw new CommandError("invalid_argument", `${type}: ${why}`);
-  }
+  if (!parsed.success) throw invalidArguments(type, parsed.error.issues, raw);
   return parsed.data as SimulatorCommandArgs<T>;
 }

@@ -73,6 +73,12 @@ describe("simulated inputs", () => {
       const reply = await conn.command(type, args);
       assert.deepEqual([reply.type, reply.code], ["error", "invalid_argument"], JSON.stringify(args));
     }
+    // In plain words, as the server says them (describeIssues of @sdk/protocol).
+    assert.equal((await conn.command("sim_input", { level: 0 })).message, "sim_input: pin: is required");
+    assert.equal(
+      (await conn.command("sim_input", { pin: 99, level: 0 })).message,
+      "sim_input: pin: must be at most 29",
+    );
   });
 
   test("control lines: press, set, release, help, and clear refusals", async (t) => {

@@ -12,7 +12,7 @@ export const login: Command = {
   summary: "Log in to a server and save the credentials",
   usage: "sdk login [--host http://<server>:8080] [--email <email>] [--password-stdin]",
   details:
-    "Without --host (or SDK_HOST) the CLI looks for servers on the local network for 3 seconds (mDNS, service _sdk._tcp): it takes the only one found, or asks which on a terminal; without a terminal or with --json, several servers are an error that lists them. --host is given when mDNS discovery is unavailable. On a terminal you are asked for your email and password; otherwise give --email and pipe the password with --password-stdin. An API token is created for this machine and saved in ~/.sdk/credentials.json (mode 0600).",
+    "Without --host (or SDK_HOST) the CLI looks for servers on the local network for 3 seconds (mDNS, service _sdk._tcp): it takes the only one found, or asks which on a terminal (a server's advertised URL is used only when it is on the address that answered); without a terminal or with --json, several servers are an error that lists them. --host is given when mDNS discovery is unavailable. On a terminal you are asked for your email and password; otherwise give --email and pipe the password with --password-stdin. An API token is created for this machine and saved in ~/.sdk/credentials.json (mode 0600).",
   options: { email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" } },
   optionHelp: [
     "--host <url>        the server, e.g. http://pi.local:8080 (default: found on the local network)",
@@ -33,6 +33,7 @@ export const login: Command = {
       if (!isInteractive()) {
         throw new UsageError("Give --email and --password-stdin (no terminal to ask on)", "login");
       }
+      g.out.info(`Logging in to ${g.out.bold(host)}: your password goes to this server`);
       email ??= (await ask("Email: ")).trim();
       password ??= await ask("Password: ", true);
     }

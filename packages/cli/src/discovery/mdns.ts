@@ -1,6 +1,7 @@
 import type { EventEmitter } from "node:events";
 import net from "node:net";
 import { Bonjour, type Service } from "bonjour-service";
+import { loginUrl, printable } from "./answer.ts";
 
 /** The server advertises `_sdk._tcp` (packages/server/src/extensions/mdns.ts, docs/api.md). */
 const serviceType = "sdk";
@@ -10,7 +11,10 @@ const apiVersion = "v1";
 export interface FoundServer {
   /** The instance name (`MDNS_NAME` on the server). */
   name: string;
-  /** What to log in to: the server's PUBLIC_URL when it advertises one, else http://<address>:<port>. */
+  /**
+   * What to log in to: the server's PUBLIC_URL when it advertises one on the address it answered
+   * from, else http://<that address>:<port>. Name and version are stripped of control characters.
+   */
   url: string;
   version: string | null;
   /** Every address the server advertised, IPv4 first. */
@@ -33,11 +37,15 @@ function toFound(service: Service): FoundServer {
   const addresses = [...(service.addresses ?? [])].sort(
     (a, b) => Number(net.isIPv6(a)) - Number(net.isIPv6(b)),
   );
+  // A link-local IPv6 address needs a zone to be used: then the advertised addresses are used.
+  const responder = service.referer?.address?.replace(/^fe80:.*/i, "");
   return {
-    name: txt.name || service.name,
-    url: txt.url || `http://${preferredHost(service)}:${service.port}`,
-    version: txt.version ?? null,
-    addresses,
+    name: printable(txt.name) || printable(service.name) || "(unnamed)",
+    url: responder
+      ? loginUrl(txt.url, responder, service.port)
+      : `http://${printable(preferredHost(service))}:${service.port}`,
+    version: printable(txt.version) || null,
+    addresses: addresses.map((a) => printable(a)),
   };
 }
 

@@ -6,13 +6,28 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
  * Kysely's SqliteDialect expects a better-sqlite3-shaped object: `stmt.all(paramsArray)` and a
  * `stmt.reader` flag. node:sqlite spreads parameters and has `columns()`; this bridges the two.
  */
+/** SQLITE_IOERR_SHMSIZE: the -shm file could not be grown (no space left). */
+const sqliteIoErrShmSize = 4874;
+
 export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase & { raw: DatabaseSync } {
   // The database holds password and token hashes: only the server's user may read it. SQLite gives
   // the -wal and -shm files the same mode as the database file.
   fs.closeSync(fs.openSync(file, "a", 0o600));
   fs.chmodSync(file, 0o600);
-  const raw = new DatabaseSync(file, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
-  raw.exec("PRAGMA journal_mode = WAL");
+  const open = () => new DatabaseSync(file, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
+  let raw = open();
+  try {
+    raw.exec("PRAGMA journal_mode = WAL");
+  } catch (error) {
+    if ((error as { errcode?: number }).errcode !== sqliteIoErrShmSize) throw error;
+    // A full disk leaves no room for WAL's shared-memory index (-shm). In exclusive locking mode
+    // SQLite keeps it in this process's memory instead, so the server starts and writes fail (/ready
+    // answers 503) until space is freed; other processes cannot open the database until a restart.
+    raw.close();
+    raw = open();
+    raw.exec("PRAGMA locking_mode = EXCLUSIVE");
+    raw.exec("PRAGMA journal_mode = WAL");
+  }
   // FULL: a committed write survives a power cut, which small boards on SD cards do see.
   raw.exec("PRAGMA synchronous = FULL");
   const params = (p: ReadonlyArray<unknown>) => p as Array<null | number | bigint | string | Uint8Array>;

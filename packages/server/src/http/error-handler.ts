@@ -23,6 +23,18 @@ const requestErrors: Record<string, (error: FastifyError) => AppError> = {
   FST_ERR_NOT_FOUND: () => new AppError("not_found"),
 };
 
+/** A request error from elsewhere (a plugin, a library) with its status: the catalogued code for it. */
+const codeByStatus: Record<number, ErrorCode> = {
+  401: "authentication_required",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  410: "gone",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "rate_limited",
+};
+
 /** The longest path parameter the router matches (Fastify's `maxParamLength`). */
 export const maxPathParamLength = 100;
 
@@ -35,7 +47,8 @@ export function toAppError(error: FastifyError): AppError {
   if (isDatabaseUnavailable(error)) return new AppError("database_unavailable");
   const status = error.statusCode;
   if (!error.code?.startsWith("FST_") && typeof status === "number" && status >= 400 && status < 500) {
-    return invalid(error.message);
+    const code = Object.hasOwn(codeByStatus, status) ? codeByStatus[status] : undefined;
+    return code ? new AppError(code) : invalid(error.message);
   }
   return new AppError("internal_error");
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import type { DB, DeviceLogsTable } from "../db/schema.ts";
 import type { WriteBatcher } from "../db/write-batcher.ts";
+import { isEntryOf } from "./page-cursor.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeviceLogRow = Selectable<DeviceLogsTable>;
@@ -18,15 +19,7 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
      */
     list: async (viewer: Viewer, projectId: string, deviceId: string, limit: number, before?: string) => {
       await batcher.barrier(); // entries already published to watchers are readable here too
-      if (before !== undefined) {
-        const anchor = await db
-          .selectFrom("deviceLogs")
-          .select("id")
-          .where("id", "=", before)
-          .where("deviceId", "=", deviceId)
-          .executeTakeFirst();
-        if (!anchor) return null;
-      }
+      if (before !== undefined && !(await isEntryOf(db, "deviceLogs", before, { deviceId }))) return null;
       let query = db
         .selectFrom("deviceLogs")
         .innerJoin("devices", "devices.id", "deviceLogs.deviceId")

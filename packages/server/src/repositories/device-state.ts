@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
 import type { WriteBatcher } from "../db/write-batcher.ts";
+import { isEntryOf } from "./page-cursor.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
@@ -56,16 +57,11 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       before?: string,
     ) => {
       await batcher.barrier();
-      if (before !== undefined) {
-        const anchor = await db
-          .selectFrom("deviceStateHistory")
-          .select("id")
-          .where("id", "=", before)
-          .where("deviceId", "=", deviceId)
-          .where("entityId", "=", entityId)
-          .executeTakeFirst();
-        if (!anchor) return null; // unknown, pruned, or another entity's or device's entry
-      }
+      if (
+        before !== undefined &&
+        !(await isEntryOf(db, "deviceStateHistory", before, { deviceId, entityId }))
+      )
+        return null;
       let query = db
         .selectFrom("deviceStateHistory")
         .innerJoin("devices", "devices.id", "deviceStateHistory.deviceId")

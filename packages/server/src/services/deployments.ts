@@ -73,6 +73,7 @@ export function deploymentsService(deps: {
 }) {
   const { repos, files, scripts, bus, clock, kept, onError } = deps;
   const throttle = new DeployThrottle(clock);
+  bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId));
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
@@ -113,6 +114,13 @@ export function deploymentsService(deps: {
   function refuseWhileThrottled(projectId: string) {
     const wait = throttle.retryAfterSeconds(projectId);
     if (wait === 0) return;
+    const failures = throttle.failures(projectId);
+    if (failures < deployFailuresAllowed)
+      throw new AppError(
+        "deploys_throttled",
+        `${throttle.inProgress(projectId)} deploys of this project are still loading and ${failures} failed before them (after ${deployFailuresAllowed} failures in a row, deploys pause): try again in ${wait} s, when they have finished`,
+        { headers: { "retry-after": String(wait) } },
+      );
     throw new AppError(
       "deploys_throttled",
       `The last ${throttle.failures(projectId)} deploys of this project failed (after ${deployFailuresAllowed} in a row, deploys pause): try again in ${wait} s, after fixing the error shown on the last failed deployment`,
@@ -178,42 +186,47 @@ export function deploymentsService(deps: {
     ): Promise<Deployment> {
       await visibleProject(principal, projectId);
       refuseWhileThrottled(projectId);
-      const now = clock.now();
-      const sha256 = createHash("sha256").update(input.bundle).digest("hex");
-      if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
-        throw new AppError(
-          "invalid_request",
-          "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
-        );
-      }
-      const id = newSortableId(idPrefixes.deployment, now);
-      await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
-      const row = await repos.deployments.insert({
-        id,
-        projectId,
-        status: "pending",
-        sha256,
-        manifest: JSON.stringify({ ...input.manifest, sha256 }),
-        error: null,
-        createdBy: principal.user.id,
-        createdAt: now,
-        activatedAt: null,
-      });
-      await bus.publish("deployment.created", {
-        actorId: principal.user.id,
-        projectId,
-        deploymentId: id,
-        version: row.version,
-      });
-      let result: DeploymentRow;
+      throttle.started(projectId); // no await since the check: parallel deploys count
       try {
-        result = await goLive(principal, projectId, row);
+        const now = clock.now();
+        const sha256 = createHash("sha256").update(input.bundle).digest("hex");
+        if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
+          throw new AppError(
+            "invalid_request",
+            "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
+          );
+        }
+        const id = newSortableId(idPrefixes.deployment, now);
+        await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
+        const row = await repos.deployments.insert({
+          id,
+          projectId,
+          status: "pending",
+          sha256,
+          manifest: JSON.stringify({ ...input.manifest, sha256 }),
+          error: null,
+          createdBy: principal.user.id,
+          createdAt: now,
+          activatedAt: null,
+        });
+        await bus.publish("deployment.created", {
+          actorId: principal.user.id,
+          projectId,
+          deploymentId: id,
+          version: row.version,
+        });
+        let result: DeploymentRow;
+        try {
+          result = await goLive(principal, projectId, row);
+        } finally {
+          await prune(projectId).catch(onError);
+        }
+        if (result.status === "failed") throttle.failed(projectId);
+        else throttle.succeeded(projectId);
+        return view(result);
       } finally {
-        await prune(projectId).catch(onError);
+        throttle.ended(projectId);
       }
-      if (result.status === "failed") throttle.failed(projectId);
-      else throttle.succeeded(projectId);
-      return view(result);
     },
 
     /** Rollback: makes an earlier (not failed) deployment live again. */

@@ -141,7 +141,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
             "warn",
             "system",
             `server restarted after stopping without closing connections (a crash, a kill or a power cut): ` +
-              `the device${device.lastSeenAt ? `, connected since ${new Date(device.lastSeenAt).toISOString()},` : ""} ` +
+              `the device${device.lastSeenAt ? `, last seen ${new Date(device.lastSeenAt).toISOString()},` : ""} ` +
               "went offline with it",
           ),
         ),

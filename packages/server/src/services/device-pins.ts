@@ -11,6 +11,12 @@ type Level = 0 | 1;
 
 type PinChange = Partial<Omit<PinState, "pin" | "updatedAt">>;
 
+/** Named pins ("LED") first, by name, then GPIO numbers in order. */
+const byPin = (a: Pin, b: Pin): number => {
+  if (typeof a === "string") return typeof b === "string" ? a.localeCompare(b) : -1;
+  return typeof b === "string" ? 1 : a - b;
+};
+
 /** What an answered command says about its pin; null for commands that are not about one pin. */
 function pinChange(type: CommandType, args: Record<string, unknown>, result: unknown): PinChange | null {
   switch (type) {
@@ -60,13 +66,11 @@ export function devicePinsService(deps: {
   let unsubscribe: Unsubscribe[] = [];
 
   const list = (deviceId: string): PinState[] =>
-    [...(byDevice.get(deviceId)?.values() ?? [])].sort((a, b) =>
-      typeof a.pin === "string" ? -1 : typeof b.pin === "string" ? 1 : a.pin - b.pin,
-    );
+    [...(byDevice.get(deviceId)?.values() ?? [])].sort((a, b) => byPin(a.pin, b.pin));
 
   function update(device: DeviceRef, pin: Pin, change: PinChange): void {
-    const pins = byDevice.get(device.deviceId) ?? new Map<Pin, PinState>();
-    byDevice.set(device.deviceId, pins);
+    const pins = byDevice.get(device.deviceId);
+    if (!pins) return; // not connected (an answer that arrived after the disconnect): nothing to know
     const now = clock.now();
     const before = pins.get(pin) ?? { pin, mode: null, pull: null, level: null, watch: null, pwm: null };
     pins.set(pin, { ...before, ...change, updatedAt: iso(now) });
@@ -76,13 +80,16 @@ export function devicePinsService(deps: {
   const forget = (deviceId: string): void => {
     byDevice.delete(deviceId);
   };
+  const connected = (deviceId: string): void => {
+    byDevice.set(deviceId, new Map());
+  };
 
   return {
     name: "device pins",
 
     start(): void {
       unsubscribe = [
-        bus.subscribe("device.connected", (e) => forget(e.deviceId)),
+        bus.subscribe("device.connected", (e) => connected(e.deviceId)),
         bus.subscribe("device.disconnected", (e) => forget(e.deviceId)),
         bus.subscribe("device.deleted", (e) => forget(e.deviceId)),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {

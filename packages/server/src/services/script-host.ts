@@ -202,6 +202,15 @@ export function scriptHostService(deps: {
           projects.get(projectId)?.running?.sandbox.deliver(deviceId, message);
         }),
         // Returned, so the request that changed a variable answers once running scripts see it.
+        // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
+        bus.subscribe("project.deleted", ({ projectId }) => {
+          serial(projectId, (p) => {
+            p.running?.sandbox.dispose();
+            p.running = undefined;
+            if (projects.get(projectId) === p) projects.delete(projectId);
+            connected.delete(projectId);
+          }).catch(onError);
+        }),
         bus.subscribe("env.changed", async ({ projectId }) => {
           const entry = projects.get(projectId)?.running;
           if (!entry) return;

@@ -9,12 +9,17 @@ export class DataDirError extends Error {
   }
 }
 
+/** A full disk or an exhausted quota passes by itself once space is freed: no reason to stop. */
+const passing = new Set(["ENOSPC", "EDQUOT"]);
+
 /**
  * Creates DATA_DIR (owner-only) when it is missing and proves the server can write in it, so a
- * read-only mount, a missing permission, a file in the way or a full disk is reported at startup
- * as what it is, not as the first failing write or `mkdir`'s misleading ENOENT.
+ * read-only mount, a missing permission or a file in the way stops the server at startup with what
+ * it is, not as the first failing write or `mkdir`'s misleading ENOENT. A full disk does not stop
+ * it (a restart policy would make that a crash loop): the warning returned says so, and /ready
+ * answers 503 until space is freed.
  */
-export function prepareDataDir(dir: string): void {
+export function prepareDataDir(dir: string): string | undefined {
   const absolute = path.resolve(dir);
   try {
     fs.mkdirSync(absolute, { recursive: true, mode: 0o700 });
@@ -28,9 +33,14 @@ export function prepareDataDir(dir: string): void {
   try {
     fs.writeFileSync(probe, "sdk\n", { mode: 0o600 }); // bytes need space: a full disk shows
   } catch (error) {
-    throw explain(absolute, error as NodeJS.ErrnoException, absolute); // not the probe's name
+    const cause = error as NodeJS.ErrnoException;
+    const explained = explain(absolute, cause, absolute); // not the probe's name
+    if (!cause.code || !passing.has(cause.code)) throw explained;
+    fs.rmSync(probe, { force: true }); // the empty file a full disk may have left
+    return `${explained.message} (starting anyway: /ready answers 503 until the database can write again)`;
   }
   fs.rmSync(probe, { force: true });
+  return undefined;
 }
 
 /**
