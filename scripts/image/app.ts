@@ -149,6 +149,9 @@ export function stageApp(repo: string, dir: string, npmCache: string | undefined
     { cwd: dir },
   );
   fs.rmSync(path.join(dir, "node_modules/.package-lock.json"), { force: true });
+  // Type declarations some packages list as dependencies (mqtt: @types/ws, which pulls in
+  // @types/node): Node never loads them.
+  fs.rmSync(path.join(dir, "node_modules/@types"), { recursive: true, force: true });
 }
 
 /** Development tools that must never reach the image. */
