@@ -4,6 +4,7 @@ import type { IPublishPacket, MqttClient } from "mqtt";
 import type { Extension } from "../../app.ts";
 import { AppError } from "../../errors.ts";
 import type { Unsubscribe } from "../../events/bus.ts";
+import type { LiveEntities } from "../../services/home-assistant.ts";
 import { decodeCommand } from "./commands.ts";
 import { brokerAddress, connectBroker } from "./connection.ts";
 import { type Wanted, wantedOf } from "./desired.ts";
@@ -164,10 +165,24 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       if (topics.parseConfig(topic)?.deviceId === deviceId) deletedInHa.delete(topic);
   }
 
+  /** Deployments whose left-out entities were already logged: once per deploy, not per sync. */
+  const loggedDropped = new Set<string>();
+  async function logDropped(live: LiveEntities) {
+    if (live.dropped.length === 0 || loggedDropped.has(live.deploymentId)) return;
+    loggedDropped.add(live.deploymentId);
+    const list = live.dropped.map((d) => `"${d.id}" (${d.problems})`).join(", ");
+    for (const device of await source.devicesOf(live.projectId))
+      deviceLog(
+        { projectId: live.projectId, deviceId: device.id },
+        `Home Assistant: entities of the live deployment not published (rename or fix them in sdk.ts and deploy): ${list}`,
+      );
+  }
+
   /** Re-reads a project's devices and entities and publishes the difference. */
   async function refreshProject(projectId: string, deployed: boolean) {
-    const entities = await source.liveEntities(projectId);
-    const next = await wantedOf(source, projectId, entities, server);
+    const live = await source.liveEntities(projectId);
+    if (live) await logDropped(live);
+    const next = await wantedOf(source, projectId, live?.entities ?? [], server);
     const ids = new Set(next.wanted.map((w) => w.deviceId));
     for (const w of [...wanted.values()])
       if (w.projectId === projectId && !ids.has(w.deviceId)) await clearDevice(projectId, w.deviceId);
@@ -185,8 +200,9 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
 
   async function loadAll() {
     wanted.clear();
-    for (const { projectId, entities } of await source.liveProjects()) {
-      const next = await wantedOf(source, projectId, entities, server);
+    for (const live of await source.liveProjects()) {
+      await logDropped(live);
+      const next = await wantedOf(source, live.projectId, live.entities, server);
       for (const w of next.wanted) {
         wanted.set(w.deviceId, w);
         if (!online.has(w.deviceId)) online.set(w.deviceId, next.online.get(w.deviceId) ?? false);
