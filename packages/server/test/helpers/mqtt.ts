@@ -92,7 +92,10 @@ export async function privateBroker(t: TestContext) {
   const port = await freePort();
   const dir = tempDir(t, "sdk-mosquitto-");
   const conf = path.join(dir, "mosquitto.conf");
-  fs.writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  fs.writeFileSync(
+    conf,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location ${dir}/\n`,
+  );
   let child: ChildProcess | undefined;
   const stop = async () => {
     const running = child;
@@ -100,6 +103,7 @@ export async function privateBroker(t: TestContext) {
     if (!running || running.exitCode !== null) return;
     const exited = new Promise((resolve) => running.once("exit", resolve));
     running.kill("SIGTERM");
+    running.kill("SIGCONT"); // if paused
     await exited;
   };
   t.after(stop);
@@ -127,8 +131,11 @@ export async function privateBroker(t: TestContext) {
         `mosquitto listening on ${port}`,
       );
     },
-    /** Stops the broker (its retained messages are lost: persistence is off). */
+    /** Stops the broker; it keeps its retained messages for the next start. */
     stop,
+    /** Freezes the broker (SIGSTOP): connections stay open, nothing is answered. */
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
   };
 }
 
