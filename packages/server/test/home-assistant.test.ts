@@ -91,6 +91,7 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
 }, async (t) => {
   if (!(await needBroker(t))) return;
   const n = names();
+  t.after(() => cleanUp(n));
   const env = {
     MQTT_URL: sharedBroker,
     MQTT_BASE_TOPIC: n.base,
@@ -269,12 +270,11 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
   const left = await retainedUnder(sharedBroker, `sdktest/${n.base.split("/")[1]}/#`);
   assert.deepEqual([...left.keys()], [`${n.base}/status`]);
   await second.stop("SIGTERM", 10_000);
-  await cleanUp(n);
   assert.deepEqual(ha.problems, []);
 });
 
 test("broker down at start, then up: the bridge catches up; a device deleted in HA comes back only with a deploy", {
-  timeout: 90_000,
+  timeout: 120_000,
 }, async (t) => {
   if (!mosquittoPath()) return skipOrFail(t, "mosquitto is not installed (apt-get install mosquitto)");
   const broker = await privateBroker(t);
@@ -295,7 +295,8 @@ test("broker down at start, then up: the bridge catches up; a device deleted in 
   await broker.start();
   const ha = await homeAssistant(t, broker.url, n);
   const configTopic = `${n.prefix}/device/${device.id}/config`;
-  await ha.until(configTopic, Boolean, "the config published once the broker is up", 30_000);
+  // The client's reconnect backoff reaches 30 s: 60 s covers one full wait and the sync after it.
+  await ha.until(configTopic, Boolean, "the config published once the broker is up", 60_000);
   await waitUntil(
     async () => (await api.getHomeAssistant({ params: { projectId: project.id } })).connected,
     10_000,
@@ -330,6 +331,7 @@ test("HA_DISCOVERY=component: one retained config per entity, valid for older Ho
 }, async (t) => {
   if (!(await needBroker(t))) return;
   const n = names();
+  t.after(() => cleanUp(n));
   const env = {
     MQTT_URL: sharedBroker,
     MQTT_BASE_TOPIC: n.base,
@@ -356,7 +358,6 @@ test("HA_DISCOVERY=component: one retained config per entity, valid for older Ho
       `${e.id} cleared`,
     );
   await proc.stop("SIGTERM", 10_000);
-  await cleanUp(n);
   assert.deepEqual(ha.problems, []);
 });
 
