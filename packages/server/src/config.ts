@@ -53,6 +53,8 @@ export interface Config {
 export interface HomeAssistantConfig {
   /** `mqtt://`, `mqtts://`, `ws://` or `wss://` URL, credentials included (never logged). */
   mqttUrl: string;
+  /** `host:port` of the broker, without credentials (for logs and the status endpoint). */
+  broker: string;
   /** Topics of the bridge: `<baseTopic>/status`, `<baseTopic>/<deviceId>/…`. */
   baseTopic: string;
   discoveryPrefix: string;
@@ -158,8 +160,11 @@ function homeAssistant(env: Env): HomeAssistantConfig | null {
     throw new ConfigError(
       `MQTT_BASE_TOPIC ("${baseTopic}") and HA_DISCOVERY_PREFIX ("${discoveryPrefix}") must be separate topic trees: neither may equal or contain the other (e.g. MQTT_BASE_TOPIC=sdk, HA_DISCOVERY_PREFIX=homeassistant)`,
     );
+  const port =
+    parsed.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[parsed.protocol];
   return {
     mqttUrl: raw,
+    broker: `${parsed.hostname}:${port}`,
     baseTopic,
     discoveryPrefix,
     discovery: oneOf(env, "HA_DISCOVERY", "device", ["device", "component"] as const),

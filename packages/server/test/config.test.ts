@@ -84,6 +84,7 @@ test("the Home Assistant bridge: off without MQTT_URL; defaults; refused values 
   assert.equal(loadConfig({}, "/").homeAssistant, null);
   assert.deepEqual(loadConfig({ MQTT_URL: "mqtt://u:p@broker:1883" }, "/").homeAssistant, {
     mqttUrl: "mqtt://u:p@broker:1883",
+    broker: "broker:1883",
     baseTopic: "sdk",
     discoveryPrefix: "homeassistant",
     discovery: "device",
@@ -98,6 +99,7 @@ test("the Home Assistant bridge: off without MQTT_URL; defaults; refused values 
     "/",
   ).homeAssistant;
   assert.equal(custom?.baseTopic, "home/sdk");
+  assert.equal(custom?.broker, "b:8883", "the default port of mqtts");
   assert.equal(custom?.discovery, "component");
   assert.throws(
     () => loadConfig({ MQTT_URL: "http://u:secret@b" }, "/"),

@@ -82,13 +82,10 @@ export function homeAssistantService(deps: {
           baseTopic: null,
           devices: [],
         };
-      const url = new URL(config.mqttUrl);
-      const port =
-        url.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[url.protocol];
       return {
         enabled: true,
         connected: bridge?.connected() ?? false,
-        broker: `${url.hostname}:${port}`,
+        broker: config.broker,
         mode: config.discovery,
         discoveryPrefix: config.discoveryPrefix,
         baseTopic: config.baseTopic,

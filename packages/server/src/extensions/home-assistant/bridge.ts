@@ -6,7 +6,7 @@ import { AppError } from "../../errors.ts";
 import type { Unsubscribe } from "../../events/bus.ts";
 import type { LiveEntities } from "../../services/home-assistant.ts";
 import { decodeCommand } from "./commands.ts";
-import { brokerAddress, connectBroker } from "./connection.ts";
+import { connectBroker } from "./connection.ts";
 import { type Wanted, wantedOf } from "./desired.ts";
 import { componentConfigs, defaultEntityIdOf, deviceConfig, uniqueIdOf } from "./discovery.ts";
 import { encodeState } from "./states.ts";
@@ -39,7 +39,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 export const homeAssistantBridge: Extension = ({ bus, services, config, logger, version }) => {
   const settings = config.homeAssistant!;
   const topics = topicsFor(settings.baseTopic, settings.discoveryPrefix);
-  const broker = brokerAddress(settings.mqttUrl);
+  const broker = settings.broker;
   const source = services.homeAssistant;
   const server = { version, publicUrl: config.publicUrl };
 

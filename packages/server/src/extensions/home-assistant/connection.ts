@@ -4,13 +4,6 @@ import mqtt, { type MqttClient } from "mqtt";
 const firstRetryMs = 1_000;
 const maxRetryMs = 30_000;
 
-/** `host:port` of the broker, without credentials (for logs and the status endpoint). */
-export function brokerAddress(mqttUrl: string): string {
-  const url = new URL(mqttUrl);
-  const port = url.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[url.protocol];
-  return `${url.hostname}:${port}`;
-}
-
 /**
  * An MQTT 5 client that keeps reconnecting with exponential backoff (1 s doubling to 30 s, reset
  * once connected) and leaves `offline` retained on `willTopic` when it goes away uncleanly.
