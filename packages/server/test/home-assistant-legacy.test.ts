@@ -87,3 +87,25 @@ test("a legacy deployment with entities Home Assistant refuses: the server start
   assert.equal((await noted()).length, 1, "logged once per deploy, not per sync");
   await second.stop("SIGTERM", 10_000);
 });
+
+test("MQTT_URL with a percent-encoded password (`@`, `:`, `/`, `%`): the bridge logs in", {
+  timeout: 60_000,
+}, async (t) => {
+  if (!mosquittoPath()) return skipOrFail(t, "mosquitto is not installed (apt-get install mosquitto)");
+  const password = "p@ss:w/0rd%";
+  const broker = await privateBroker(t, { user: { name: "sdk", password } });
+  await broker.start();
+  const url = `mqtt://sdk:${encodeURIComponent(password)}@127.0.0.1:${broker.port}`;
+  const proc = await startServerProcess(t, undefined, { MQTT_URL: url });
+  const auth = await proc
+    .client()
+    .api.register({ body: { email: "a@example.com", password: "correct horse battery", issueToken: true } });
+  const api = proc.client(auth.token!.token).api;
+  const project = await api.createProject({ body: { name: "Home" } });
+  await waitUntil(
+    async () => (await api.getHomeAssistant({ params: { projectId: project.id } })).connected,
+    20_000,
+    "the bridge logged in with the decoded password",
+  );
+  await proc.stop("SIGTERM", 10_000);
+});

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -88,13 +88,25 @@ export async function retainedUnder(url: string, filter: string): Promise<Map<st
  * report a port it picked itself, so if another process takes the port first, start() fails
  * with mosquitto's own exit instead of waiting.
  */
-export async function privateBroker(t: TestContext) {
+export async function privateBroker(
+  t: TestContext,
+  options: { user?: { name: string; password: string } } = {},
+) {
   const port = await freePort();
   const dir = tempDir(t, "sdk-mosquitto-");
   const conf = path.join(dir, "mosquitto.conf");
+  let access = "allow_anonymous true\n";
+  if (options.user) {
+    const file = path.join(dir, "passwords");
+    fs.writeFileSync(file, "", { mode: 0o600 });
+    execFileSync(mosquittoPasswdPath(), ["-b", file, options.user.name, options.user.password]);
+    access = `allow_anonymous false\npassword_file ${file}\n`;
+  }
+  // As root mosquitto would switch to its own user, who cannot read this private temp dir.
+  const asRoot = process.getuid?.() === 0 ? "user root\n" : "";
   fs.writeFileSync(
     conf,
-    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location ${dir}/\n`,
+    `listener ${port} 127.0.0.1\n${asRoot}${access}persistence true\npersistence_location ${dir}/\n`,
   );
   let child: ChildProcess | undefined;
   const stop = async () => {
@@ -138,6 +150,12 @@ export async function privateBroker(t: TestContext) {
     resume: () => child?.kill("SIGCONT"),
   };
 }
+
+const mosquittoPasswdPath = () => {
+  const found = mosquittoPath();
+  const beside = found && path.join(path.dirname(found), "mosquitto_passwd");
+  return beside && fs.existsSync(beside) ? beside : "mosquitto_passwd";
+};
 
 /** Where the mosquitto binary is (Debian puts it in /usr/sbin), or null. */
 export const mosquittoPath = (): string | null =>

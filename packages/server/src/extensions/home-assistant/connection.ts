@@ -10,7 +10,16 @@ const maxRetryMs = 30_000;
  * Credentials come from the URL (MQTT_URL) only.
  */
 export function connectBroker(mqttUrl: string, willTopic: string): MqttClient {
-  const client = mqtt.connect(mqttUrl, {
+  // The mqtt package splits the decoded user:password at its last ':'; a percent-encoded ':' in
+  // the password would move into the user name. Decode each part here instead.
+  const url = new URL(mqttUrl);
+  const username = url.username ? decodeURIComponent(url.username) : undefined;
+  const password = url.password ? decodeURIComponent(url.password) : undefined;
+  url.username = "";
+  url.password = "";
+  const client = mqtt.connect(url.toString(), {
+    ...(username === undefined ? {} : { username }),
+    ...(password === undefined ? {} : { password }),
     protocolVersion: 5,
     clean: true,
     clientId: `sdk-server-${randomBytes(6).toString("hex")}`,
