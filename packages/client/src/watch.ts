@@ -80,9 +80,12 @@ export function watchDevice(
   baseUrl: string,
   token: string | undefined,
   ids: { projectId: string; deviceId: string },
-  options: WatchOptions,
+  options: WatchOptions & {
+    /** Also receive `pins` events (by default only status, log and state, as the spec says). */
+    pins?: boolean;
+  },
 ): WatchHandle {
-  const path = `/v1/projects/${encodeURIComponent(ids.projectId)}/devices/${encodeURIComponent(ids.deviceId)}/watch`;
+  const path = `/v1/projects/${encodeURIComponent(ids.projectId)}/devices/${encodeURIComponent(ids.deviceId)}/watch${options.pins ? "?pins=true" : ""}`;
   return openWatch(baseUrl, path, token, options);
 }
 

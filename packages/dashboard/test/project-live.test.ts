@@ -50,6 +50,13 @@ test("project page: a device created after the page opened shows its live status
   await board.stop();
   await row.getByTestId("device-status").getByText("Offline").waitFor(wait);
 
+  // Renamed elsewhere (the CLI, another tab): the list follows.
+  await s.client.api.renameDevice({
+    params: { projectId: project.id, deviceId: later.device.id },
+    body: { name: "Skylight" },
+  });
+  await row.getByRole("link", { name: "Skylight" }).waitFor(wait);
+
   await s.client.api.deleteDevice({ params: { projectId: project.id, deviceId: later.device.id } });
   await row.waitFor({ ...wait, state: "detached" });
   assert.equal(await page.locator(`tr[data-device-id="${first.device.id}"]`).count(), 1);

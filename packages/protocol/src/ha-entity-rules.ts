@@ -353,7 +353,12 @@ export function entitiesProblems(entities: unknown): EntityProblem[] {
 }
 
 const commandKinds = ["switch", "light"] as const;
-const isByte = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 255;
+/** A light's brightness or colour channel: an integer 0–255. */
+export const isHaByte = (v: unknown): v is number =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 255;
+/** A light's colour: { r, g, b } of integers 0–255. */
+export const isHaColor = (v: unknown): v is { r: number; g: number; b: number } =>
+  isRecord(v) && isHaByte(v.r) && isHaByte(v.g) && isHaByte(v.b);
 
 /**
  * What is wrong with a message meant as an `ha_command` (null when it is one): type, an entity id
@@ -372,10 +377,10 @@ export function haCommandProblem(message: unknown): string | null {
   const { brightness, color } = message;
   if (message.kind === "switch" && (brightness !== undefined || color !== undefined))
     return "a switch command has no brightness or color";
-  if (brightness !== undefined && !isByte(brightness))
+  if (brightness !== undefined && !isHaByte(brightness))
     return `brightness must be an integer from 0 to 255 (got ${show(brightness)})`;
   if (color !== undefined) {
-    if (!isRecord(color) || !isByte(color.r) || !isByte(color.g) || !isByte(color.b))
+    if (!isHaColor(color))
       return `color must be { r, g, b } with integers from 0 to 255 (got ${JSON.stringify(color)})`;
   }
   return null;

@@ -12,6 +12,8 @@ export {
   entityKindFields,
   entityProblems,
   haCommandProblem,
+  isHaByte,
+  isHaColor,
   sensorDeviceClasses,
   sensorDeviceClassUnits,
 } from "./ha-entity-rules.ts";

@@ -10,6 +10,18 @@ import { Device, LogEntry, StateValue } from "./resources.ts";
  */
 export const watchPath = "/v1/projects/:projectId/devices/:deviceId/watch";
 
+/**
+ * The query of the per-device watch socket. By default it carries the spec's three kinds (status,
+ * log, state); `?pins=true` adds `pins` events (the dashboard's device page asks for them).
+ */
+export const DeviceWatchQuery = z.object({
+  pins: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((v) => v === "true")
+    .describe("true: also send `pins` events (the board's pins after every change)."),
+});
+
 /** Sub-protocol a browser uses to send an API token: `new WebSocket(url, ["sdk.v1", "bearer." + token])`. */
 export const watchSubprotocol = "sdk.v1";
 export const bearerSubprotocolPrefix = "bearer.";
@@ -68,9 +80,11 @@ export const watchCloseCodes = {
  */
 export const projectWatchPath = "/v1/projects/:projectId/watch";
 
-/** The event kinds a project watcher can choose with `?events=` (default: all of them). */
+/** The event kinds a project watcher can choose with `?events=`. */
 export const projectWatchKinds = ["status", "log", "state", "pins"] as const;
 export type ProjectWatchKind = (typeof projectWatchKinds)[number];
+/** Without `?events=`: the per-device socket's three kinds; `pins` only when named. */
+export const projectWatchDefaultKinds = ["status", "log", "state"] as const satisfies ProjectWatchKind[];
 /** At most this many ids in `?devices=`. */
 export const projectWatchMaxDevices = 100;
 
@@ -97,7 +111,9 @@ export const ProjectWatchQuery = z.strictObject({
     ),
   events: commaList(z.enum(projectWatchKinds), projectWatchKinds.length)
     .optional()
-    .describe("Only these event kinds (comma-separated: status, log, state, pins)."),
+    .describe(
+      "Only these event kinds (comma-separated: status, log, state, pins; default status, log, state).",
+    ),
 });
 export type ProjectWatchQuery = z.output<typeof ProjectWatchQuery>;
 
@@ -117,6 +133,13 @@ export const DeviceCreatedEvent = z.object({
   name: z.string(),
   board: Board,
 });
+/** A device of the project was renamed. */
+export const DeviceRenamedEvent = z.object({
+  type: z.literal("device_renamed"),
+  ...base,
+  ...ofDevice,
+  name: z.string(),
+});
 /** A device of the project was deleted: no more events for it follow. */
 export const DeviceDeletedEvent = z.object({ type: z.literal("device_deleted"), ...base, ...ofDevice });
 
@@ -127,6 +150,7 @@ export const ProjectWatchEvent = z.discriminatedUnion("type", [
   StateEvent.extend(ofDevice),
   PinsEvent.extend(ofDevice),
   DeviceCreatedEvent,
+  DeviceRenamedEvent,
   DeviceDeletedEvent,
   LaggedEvent,
 ]);

@@ -53,6 +53,8 @@ export interface Config {
 export interface HomeAssistantConfig {
   /** `mqtt://`, `mqtts://`, `ws://` or `wss://` URL, credentials included (never logged). */
   mqttUrl: string;
+  /** `host:port` of the broker, without credentials (for logs and the status endpoint). */
+  broker: string;
   /** Topics of the bridge: `<baseTopic>/status`, `<baseTopic>/<deviceId>/…`. */
   baseTopic: string;
   discoveryPrefix: string;
@@ -149,10 +151,22 @@ function homeAssistant(env: Env): HomeAssistantConfig | null {
   }
   if (!["mqtt:", "mqtts:", "ws:", "wss:"].includes(parsed.protocol) || !parsed.hostname)
     throw new ConfigError(`${what} (got a ${parsed.protocol} URL)`);
+  const baseTopic = topicPrefix(env, "MQTT_BASE_TOPIC", "sdk");
+  const discoveryPrefix = topicPrefix(env, "HA_DISCOVERY_PREFIX", "homeassistant");
+  const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
+  // Shared trees collide: with equal values the server's own `<base>/status` is Home Assistant's
+  // birth topic (an endless republish loop); nested, one side's topics land in the other's filters.
+  if (within(baseTopic, discoveryPrefix) || within(discoveryPrefix, baseTopic))
+    throw new ConfigError(
+      `MQTT_BASE_TOPIC ("${baseTopic}") and HA_DISCOVERY_PREFIX ("${discoveryPrefix}") must be separate topic trees: neither may equal or contain the other (e.g. MQTT_BASE_TOPIC=sdk, HA_DISCOVERY_PREFIX=homeassistant)`,
+    );
+  const port =
+    parsed.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[parsed.protocol];
   return {
     mqttUrl: raw,
-    baseTopic: topicPrefix(env, "MQTT_BASE_TOPIC", "sdk"),
-    discoveryPrefix: topicPrefix(env, "HA_DISCOVERY_PREFIX", "homeassistant"),
+    broker: `${parsed.hostname}:${port}`,
+    baseTopic,
+    discoveryPrefix,
     discovery: oneOf(env, "HA_DISCOVERY", "device", ["device", "component"] as const),
   };
 }

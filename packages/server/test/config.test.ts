@@ -88,6 +88,7 @@ test("the Home Assistant bridge: off without MQTT_URL; defaults; refused values 
   assert.equal(loadConfig({}, "/").homeAssistant, null);
   assert.deepEqual(loadConfig({ MQTT_URL: "mqtt://u:p@broker:1883" }, "/").homeAssistant, {
     mqttUrl: "mqtt://u:p@broker:1883",
+    broker: "broker:1883",
     baseTopic: "sdk",
     discoveryPrefix: "homeassistant",
     discovery: "device",
@@ -102,6 +103,7 @@ test("the Home Assistant bridge: off without MQTT_URL; defaults; refused values 
     "/",
   ).homeAssistant;
   assert.equal(custom?.baseTopic, "home/sdk");
+  assert.equal(custom?.broker, "b:8883", "the default port of mqtts");
   assert.equal(custom?.discovery, "component");
   assert.throws(
     () => loadConfig({ MQTT_URL: "http://u:secret@b" }, "/"),
@@ -124,4 +126,27 @@ test("the Home Assistant bridge: off without MQTT_URL; defaults; refused values 
     () => loadConfig({ MQTT_URL: "mqtt://b", HA_DISCOVERY: "both" }, "/"),
     /HA_DISCOVERY must be one of/,
   );
+});
+
+test("MQTT_BASE_TOPIC and HA_DISCOVERY_PREFIX must not share a topic tree", () => {
+  // Equal: the server's own `online` on <base>/status would be Home Assistant's birth message.
+  for (const [base, prefix] of [
+    ["same", "same"],
+    ["homeassistant/sdk", "homeassistant"],
+    ["sdk", "sdk/ha"],
+  ])
+    assert.throws(
+      () => loadConfig({ MQTT_URL: "mqtt://b", MQTT_BASE_TOPIC: base, HA_DISCOVERY_PREFIX: prefix }, "/"),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(
+          e.message,
+          /MQTT_BASE_TOPIC \("[^"]+"\) and HA_DISCOVERY_PREFIX \("[^"]+"\) must be separate topic trees/,
+        );
+        return true;
+      },
+      `${base} / ${prefix}`,
+    );
+  const ok = loadConfig({ MQTT_URL: "mqtt://b", MQTT_BASE_TOPIC: "sdk", HA_DISCOVERY_PREFIX: "sdk-ha" }, "/");
+  assert.equal(ok.homeAssistant?.discoveryPrefix, "sdk-ha", "a shared beginning of a level is no collision");
 });

@@ -1,5 +1,6 @@
 // The board's pins as the server knows them: from the commands it sent and gpio_change events,
-// over REST (GET …/pins) and the watch socket (`pins` events).
+// over REST (GET …/pins) and the watch socket (`pins` events, asked for with ?pins=true: a watcher
+// that does not ask gets the spec's three kinds only).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { watchDevice } from "@sdk/client";
@@ -14,9 +15,16 @@ test("pins: commands and gpio_change events show on REST and the watch socket; o
   assert.deepEqual(await client.api.getDevicePins({ params }), [], "nothing known yet");
 
   const events: WatchEvent[] = [];
-  const watch = watchDevice(s.url, auth.token!.token, params, { onEvent: (e) => events.push(e) });
+  const watch = watchDevice(s.url, auth.token!.token, params, { pins: true, onEvent: (e) => events.push(e) });
   t.after(() => watch.stop());
-  await waitUntil(() => events.some((e) => e.type === "snapshot"), 10_000, "the watch snapshot");
+  const plain: WatchEvent[] = [];
+  const plainWatch = watchDevice(s.url, auth.token!.token, params, { onEvent: (e) => plain.push(e) });
+  t.after(() => plainWatch.stop());
+  await waitUntil(
+    () => [events, plain].every((list) => list.some((e) => e.type === "snapshot")),
+    10_000,
+    "the watch snapshots",
+  );
 
   const command = (type: string, args: Record<string, unknown>) =>
     client.api.sendDeviceCommand({ params, body: { type, args } });
@@ -65,6 +73,20 @@ test("pins: commands and gpio_change events show on REST and the watch socket; o
     "offline",
   );
   assert.deepEqual(await client.api.getDevicePins({ params }), []);
+
+  // The watcher that did not ask: its offline status comes after every pins change, and no pins event.
+  await waitUntil(
+    () => plain.some((e) => e.type === "status" && e.status === "offline"),
+    10_000,
+    "the default watcher's offline status",
+  );
+  assert.deepEqual(
+    [...new Set(plain.map((e) => e.type))].filter(
+      (type) => !["snapshot", "status", "log", "state"].includes(type),
+    ),
+    [],
+    "a default watcher gets only the spec's kinds",
+  );
 
   // A command answered just after the disconnect tells nothing about an offline board.
   const published: unknown[] = [];

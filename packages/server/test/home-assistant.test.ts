@@ -6,7 +6,11 @@ import { randomBytes } from "node:crypto";
 import { type TestContext, test } from "node:test";
 import { SimulatedDevice } from "@sdk/simulator";
 import { deployScript, startServerProcess, tempDir, waitUntil } from "@sdk/test-helpers";
-import { checkComponentConfig, checkDeviceConfig } from "./helpers/home-assistant-rules.ts";
+import {
+  checkComponentConfig,
+  checkDeviceConfig,
+  checkStatePayload,
+} from "./helpers/home-assistant-rules.ts";
 import {
   answers,
   mosquittoPath,
@@ -65,12 +69,24 @@ async function homeAssistant(t: TestContext, url: string, n: { base: string; pre
   const ha = await recorder(t, url, [`${n.prefix}/#`, `${n.base}/#`]);
   const problems: string[] = [];
   const uniqueIds = new Map<string, string>();
+  /** Each entity's config by its state topic, to read its states as Home Assistant would. */
+  const byStateTopic = new Map<string, Record<string, unknown>>();
   ha.client.on("message", (topic, payload) => {
-    if (!topic.startsWith(`${n.prefix}/`) || !topic.endsWith("/config") || payload.length === 0) return;
+    if (payload.length === 0) return;
     try {
+      const entity = byStateTopic.get(topic);
+      if (entity) return checkStatePayload(entity, payload.toString("utf8"), topic);
+      if (!topic.startsWith(`${n.prefix}/`) || !topic.endsWith("/config")) return;
       const config = JSON.parse(payload.toString("utf8"));
-      if (topic.startsWith(`${n.prefix}/device/`)) checkDeviceConfig(topic, n.prefix, config, uniqueIds);
-      else checkComponentConfig(topic, n.prefix, config, uniqueIds);
+      if (topic.startsWith(`${n.prefix}/device/`)) {
+        checkDeviceConfig(topic, n.prefix, config, uniqueIds);
+        for (const c of Object.values(config.components as Record<string, Record<string, unknown>>))
+          if (typeof c.state_topic === "string") byStateTopic.set(c.state_topic, c);
+      } else {
+        checkComponentConfig(topic, n.prefix, config, uniqueIds);
+        const platform = topic.slice(n.prefix.length + 1).split("/")[0];
+        byStateTopic.set(config.state_topic, { ...config, platform });
+      }
     } catch (error) {
       problems.push(`${topic}: ${(error as Error).message}`);
     }
@@ -91,6 +107,7 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
 }, async (t) => {
   if (!(await needBroker(t))) return;
   const n = names();
+  t.after(() => cleanUp(n));
   const env = {
     MQTT_URL: sharedBroker,
     MQTT_BASE_TOPIC: n.base,
@@ -201,6 +218,18 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
   // Board offline → unavailable; server killed → last will; server back → everything available.
   await sim.stop();
   await ha.until(availability, (p) => p === "offline", "the board offline");
+  // Commands for an offline board and for an undeclared entity: logged in the device log, dropped.
+  const logged = (line: RegExp, what: string) =>
+    waitUntil(
+      async () =>
+        (await api.listDeviceLogs({ params, query: { limit: 50 } })).some((l) => line.test(l.message)),
+      10_000,
+      `the ${what} command in the device log`,
+    );
+  await ha.client.publishAsync(at("pump", "set"), "OFF", { qos: 1 });
+  await ha.client.publishAsync(at("fan", "set"), "ON", { qos: 1 });
+  await logged(/command for "pump" was dropped: the device is offline/, "offline");
+  await logged(/command for "fan" was dropped: ha\.entities declares no switch or light/, "undeclared");
   await first.stop("SIGKILL");
   await ha.until(`${n.base}/status`, (p) => p === "offline", "the server's last will");
   // A config of this bridge for a board that no longer exists: a ghost the next start clears.
@@ -213,13 +242,18 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
     },
   };
   await ha.client.publishAsync(ghostTopic, JSON.stringify(ghost), { qos: 1, retain: true });
+  // A retained command (commands are never retained): the next server reads it at start and drops it.
+  await ha.client.publishAsync(at("pump", "set"), "OFF", { qos: 1, retain: true });
   const configsBefore = ha.count(configTopic);
   const second = await startServerProcess(t, dataDir, env);
   client = second.client(token);
   api = client.api;
   await ha.until(`${n.base}/status`, (p) => p === "online", "the server back");
+  await logged(/retained command for "pump" was dropped/, "retained");
+  await ha.client.publishAsync(at("pump", "set"), "", { qos: 1, retain: true });
   sim = await connect(second.url);
   await ha.until(availability, (p) => p === "online", "the board back");
+  assert.equal(ha.latest.get(at("pump", "state")), "ON", "no dropped command reached the pump");
   assert.equal(ha.count(configTopic), configsBefore, "an unchanged config is not republished at start");
   await ha.until(ghostTopic, (p) => p === undefined, "the ghost config cleared at start");
 
@@ -269,12 +303,11 @@ test("the whole story: deploy, states, commands, availability, kill, birth, remo
   const left = await retainedUnder(sharedBroker, `sdktest/${n.base.split("/")[1]}/#`);
   assert.deepEqual([...left.keys()], [`${n.base}/status`]);
   await second.stop("SIGTERM", 10_000);
-  await cleanUp(n);
   assert.deepEqual(ha.problems, []);
 });
 
 test("broker down at start, then up: the bridge catches up; a device deleted in HA comes back only with a deploy", {
-  timeout: 90_000,
+  timeout: 120_000,
 }, async (t) => {
   if (!mosquittoPath()) return skipOrFail(t, "mosquitto is not installed (apt-get install mosquitto)");
   const broker = await privateBroker(t);
@@ -295,7 +328,8 @@ test("broker down at start, then up: the bridge catches up; a device deleted in 
   await broker.start();
   const ha = await homeAssistant(t, broker.url, n);
   const configTopic = `${n.prefix}/device/${device.id}/config`;
-  await ha.until(configTopic, Boolean, "the config published once the broker is up", 30_000);
+  // The client's reconnect backoff reaches 30 s: 60 s covers one full wait and the sync after it.
+  await ha.until(configTopic, Boolean, "the config published once the broker is up", 60_000);
   await waitUntil(
     async () => (await api.getHomeAssistant({ params: { projectId: project.id } })).connected,
     10_000,
@@ -330,6 +364,7 @@ test("HA_DISCOVERY=component: one retained config per entity, valid for older Ho
 }, async (t) => {
   if (!(await needBroker(t))) return;
   const n = names();
+  t.after(() => cleanUp(n));
   const env = {
     MQTT_URL: sharedBroker,
     MQTT_BASE_TOPIC: n.base,
@@ -356,7 +391,6 @@ test("HA_DISCOVERY=component: one retained config per entity, valid for older Ho
       `${e.id} cleared`,
     );
   await proc.stop("SIGTERM", 10_000);
-  await cleanUp(n);
   assert.deepEqual(ha.problems, []);
 });
 

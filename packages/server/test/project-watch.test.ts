@@ -80,6 +80,13 @@ test("project watch: a device created after subscribing appears, with its events
     [["temperature", 19.5]],
   );
 
+  await s.bob.client.api.renameDevice({
+    params: { projectId: s.project.id, deviceId: later.device.id },
+    body: { name: "renamed" },
+  });
+  const renamed = await watch.inbox.next((m) => ofLater(m) && m.type === "device_renamed");
+  assert.equal(renamed.name, "renamed");
+
   dev.ws.close(1000);
   await watch.inbox.next((m) => ofLater(m) && m.type === "status" && m.status === "offline");
   await s.bob.client.api.deleteDevice({ params: { projectId: s.project.id, deviceId: later.device.id } });

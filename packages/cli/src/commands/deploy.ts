@@ -5,7 +5,7 @@ import { localTime } from "../output.ts";
 import { kb, runBuild } from "./build.ts";
 
 /** What `sdk deploy` says about Home Assistant: the entities published, or why none are. */
-function homeAssistantLines(status: HomeAssistantStatus | null, declared: number): string[] {
+export function homeAssistantLines(status: HomeAssistantStatus | null, declared: number): string[] {
   if (declared === 0 || !status) return [];
   if (!status.enabled)
     return [
@@ -16,7 +16,13 @@ function homeAssistantLines(status: HomeAssistantStatus | null, declared: number
     return [`Home Assistant (${where}): no devices in this project yet; entities appear when you add one`];
   return [
     `Home Assistant (${where}):`,
-    ...status.devices.map((d) => `  ${d.name}: ${d.entities.map((e) => e.defaultEntityId).join(", ")}`),
+    ...status.devices.map((d) => {
+      const entities = d.entities.map((e) => e.defaultEntityId).join(", ");
+      if (d.deletedInHomeAssistant)
+        return `  ${d.name}: deleted in Home Assistant's UI, not published (the next deploy publishes ${entities} again)`;
+      if (!d.published) return `  ${d.name}: pending, not on the broker yet: ${entities}`;
+      return `  ${d.name}: ${entities}`;
+    }),
   ];
 }
 

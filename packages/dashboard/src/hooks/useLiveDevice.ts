@@ -156,6 +156,7 @@ export function useLiveDevice(projectId: string, deviceId: string): LiveDevice {
       }
     },
     data.status === "ready",
+    { pins: true },
   );
 
   useEffect(() => {

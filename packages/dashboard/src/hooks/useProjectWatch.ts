@@ -1,8 +1,8 @@
 import { type ProjectWatchFilters, watchProject } from "@sdk/client";
-import { type ProjectWatchEvent, watchCloseCodes } from "@sdk/protocol";
+import type { ProjectWatchEvent } from "@sdk/protocol";
 import { useEffect, useRef, useState } from "react";
-import { api, isNotFound, isSessionEnded } from "../api.ts";
-import type { WatchState } from "./useDeviceWatch.ts";
+import { api } from "../api.ts";
+import { followWatch, type WatchState } from "./followWatch.ts";
 
 /**
  * Opens the project watch WebSocket (every device of the project, devices added later included)
@@ -18,34 +18,16 @@ export function useProjectWatch(
   const handler = useRef(onEvent);
   handler.current = onEvent;
 
-  useEffect(() => {
-    setState("connecting");
-    let stopped = false;
-    const handle = watchProject(location.origin, undefined, projectId, {
-      ...filters,
-      onEvent: (event) => {
-        if (event.type === "snapshot") setState("live");
-        handler.current(event);
-      },
-      onClose: ({ code, willReconnect }) => {
-        if (code === watchCloseCodes.gone) return setState("gone");
-        if (!willReconnect || stopped) return;
-        setState("reconnecting");
-        // A refused upgrade (project deleted, session over) looks like a network drop to a browser
-        // (close code 1006): ask the REST API whether retrying makes sense.
-        api.getProject({ params: { projectId } }).catch((error: unknown) => {
-          if (stopped || !(isNotFound(error) || isSessionEnded(error))) return;
-          stopped = true;
-          handle.stop();
-          setState("gone");
-        });
-      },
-    });
-    return () => {
-      stopped = true;
-      handle.stop();
-    };
-  }, [projectId, filters.devices?.join(), filters.events?.join()]);
+  useEffect(
+    () =>
+      followWatch<ProjectWatchEvent>(
+        (handlers) => watchProject(location.origin, undefined, projectId, { ...filters, ...handlers }),
+        () => api.getProject({ params: { projectId } }),
+        setState,
+        (event) => handler.current(event),
+      ),
+    [projectId, filters.devices?.join(), filters.events?.join()],
+  );
 
   return state;
 }

@@ -1,8 +1,38 @@
-import { DeploymentManifest, type EntityConfig, type HomeAssistantStatus } from "@sdk/protocol";
+import {
+  type EntityConfig,
+  entityProblems,
+  type HomeAssistantStatus,
+  StoredDeploymentManifest,
+} from "@sdk/protocol";
 import type { HomeAssistantConfig } from "../config.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { projectNotFound } from "./projects.ts";
+
+/** A live deployment's entities: the ones Home Assistant takes, and why the others are left out. */
+export interface LiveEntities {
+  projectId: string;
+  deploymentId: string;
+  entities: EntityConfig[];
+  /** Entities a deployment stored before the Home Assistant rules may hold (an id with `.`, a wrong unit). */
+  dropped: Array<{ id: string; problems: string }>;
+}
+
+function liveEntitiesOf(row: { id: string; projectId: string; manifest: string }): LiveEntities {
+  const stored = StoredDeploymentManifest.parse(JSON.parse(row.manifest)).entities;
+  const entities: EntityConfig[] = [];
+  const dropped: LiveEntities["dropped"] = [];
+  for (const entity of stored) {
+    const problems = entityProblems(entity);
+    if (problems.length === 0) entities.push(entity);
+    else
+      dropped.push({
+        id: entity.id,
+        problems: problems.map((p) => (p.field ? `${p.field} ${p.message}` : p.message)).join("; "),
+      });
+  }
+  return { projectId: row.projectId, deploymentId: row.id, entities, dropped };
+}
 
 /** What the running bridge tells the status endpoint about one project. */
 export interface BridgeStatusSource {
@@ -22,15 +52,13 @@ export function homeAssistantService(deps: {
   let bridge: BridgeStatusSource | null = null;
   return {
     /** Every project with a live deployment, with the entities it declares. */
-    async liveProjects(): Promise<Array<{ projectId: string; entities: EntityConfig[] }>> {
-      return (await repos.deployments.allActive()).map((row) => ({
-        projectId: row.projectId,
-        entities: DeploymentManifest.parse(JSON.parse(row.manifest)).entities,
-      }));
+    async liveProjects(): Promise<LiveEntities[]> {
+      return (await repos.deployments.allActive()).map(liveEntitiesOf);
     },
-    async liveEntities(projectId: string): Promise<EntityConfig[]> {
+    /** null: the project has no live deployment. */
+    async liveEntities(projectId: string): Promise<LiveEntities | null> {
       const row = await repos.deployments.active(projectId);
-      return row ? DeploymentManifest.parse(JSON.parse(row.manifest)).entities : [];
+      return row ? liveEntitiesOf(row) : null;
     },
     devicesOf: (projectId: string) => repos.devices.inProject(projectId),
     /** The latest value of each entity of a device, parsed. */
@@ -54,13 +82,10 @@ export function homeAssistantService(deps: {
           baseTopic: null,
           devices: [],
         };
-      const url = new URL(config.mqttUrl);
-      const port =
-        url.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[url.protocol];
       return {
         enabled: true,
         connected: bridge?.connected() ?? false,
-        broker: `${url.hostname}:${port}`,
+        broker: config.broker,
         mode: config.discovery,
         discoveryPrefix: config.discoveryPrefix,
         baseTopic: config.baseTopic,

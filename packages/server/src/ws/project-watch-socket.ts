@@ -1,5 +1,11 @@
 import type {} from "@fastify/websocket";
-import { type ProjectWatchKind, ProjectWatchQuery, projectWatchPath, watchCloseCodes } from "@sdk/protocol";
+import {
+  type ProjectWatchKind,
+  ProjectWatchQuery,
+  projectWatchDefaultKinds,
+  projectWatchPath,
+  watchCloseCodes,
+} from "@sdk/protocol";
 import type { FastifyInstance } from "fastify";
 import type { WebSocket } from "ws";
 import { parseInput } from "../http/route.ts";
@@ -30,6 +36,8 @@ function projectFrame(event: ProjectEvent, devices: Set<string> | undefined, kin
       name: event.payload.name,
       board: event.payload.board,
     };
+  if (event.type === "device.renamed")
+    return { type: "device_renamed", at: new Date().toISOString(), deviceId, name: event.payload.name };
   if (event.type === "device.deleted")
     return { type: "device_deleted", at: new Date().toISOString(), deviceId };
   const frame = toWatchEvent(event);
@@ -59,7 +67,7 @@ export function projectWatchSocket(
       const principal = request.watcher!;
       const filters = request.projectWatch!;
       const devices = filters.devices && new Set(filters.devices);
-      const kinds = new Set<ProjectWatchKind>(filters.events ?? ["status", "log", "state", "pins"]);
+      const kinds = new Set<ProjectWatchKind>(filters.events ?? projectWatchDefaultKinds);
       serveWatcher<ProjectEvent>(
         socket as WebSocket,
         { principal, services, heartbeat, log: request.log },

@@ -111,9 +111,29 @@ function checkEntity(platform: string, c: Json, where: string, uniqueIds: Map<st
         assert.equal(modes.length, 1, `${where}: onoff and brightness only alone`);
       if (c.brightness !== undefined)
         assert.equal(typeof c.brightness, "boolean", `${where}: brightness flag`);
+      // With brightness false HA scales r/g/b itself and drops the brightness of colour commands.
+      if (modes.some((m) => ["rgb", "rgbw", "rgbww"].includes(m)))
+        assert.equal(c.brightness, true, `${where}: an rgb light declares brightness: true`);
       break;
     }
   }
+}
+
+/** The device block (strict; identifiers and name) and the origin block (strict; name required). */
+function checkDeviceAndOrigin(config: Json, topic: string) {
+  strict(config.device, deviceKeys, `${topic}.device`);
+  const device = config.device as Json;
+  const ids = device.identifiers as string[] | undefined;
+  assert.ok(
+    Array.isArray(ids) && ids.length > 0 && ids.every((i) => typeof i === "string" && i),
+    `${topic}: device identifiers`,
+  );
+  assert.ok(typeof device.name === "string" && device.name !== "", `${topic}: the device name is sent`);
+  if (device.configuration_url !== undefined)
+    assert.match(String(device.configuration_url), /^(https?|homeassistant):\/\//);
+  strict(config.origin, originKeys, `${topic}.origin`);
+  const origin = config.origin as Json;
+  assert.ok(typeof origin.name === "string" && origin.name !== "", `${topic}: origin.name is required`);
 }
 
 /** A device-based discovery config (`<prefix>/device/<id>/config`), as DEVICE_DISCOVERY_SCHEMA checks it. */
@@ -126,18 +146,7 @@ export function checkDeviceConfig(
   assert.match(topic.slice(prefix.length + 1), discoveryTopic, `illegal discovery topic ${topic}`);
   for (const key of ["device", "origin", "components"])
     assert.ok(key in config, `${topic}: ${key} is required`);
-  strict(config.device, deviceKeys, `${topic}.device`);
-  const device = config.device as Json;
-  const ids = device.identifiers as string[] | undefined;
-  assert.ok(
-    Array.isArray(ids) && ids.length > 0 && ids.every((i) => typeof i === "string" && i),
-    "device identifiers",
-  );
-  assert.equal(typeof device.name, "string", "the device name is sent");
-  if (device.configuration_url !== undefined)
-    assert.match(String(device.configuration_url), /^(https?|homeassistant):\/\//);
-  strict(config.origin, originKeys, `${topic}.origin`);
-  assert.equal(typeof (config.origin as Json).name, "string", "origin.name is required");
+  checkDeviceAndOrigin(config, topic);
   checkAvailability(config, topic);
   for (const [key, component] of Object.entries(config.components as Record<string, Json>)) {
     assert.match(key, /^[a-zA-Z0-9_-]+$/, `${topic}: component key`);
@@ -159,8 +168,49 @@ export function checkComponentConfig(
 ) {
   const m = discoveryTopic.exec(topic.slice(prefix.length + 1));
   assert.ok(m, `illegal discovery topic ${topic}`);
-  strict(config.device, deviceKeys, `${topic}.device`);
-  strict(config.origin, originKeys, `${topic}.origin`);
+  checkDeviceAndOrigin(config, topic);
   checkAvailability(config, topic);
   checkEntity(m.groups!.component!, config, topic, uniqueIds);
+}
+
+/**
+ * A payload on an entity's state_topic, as its platform reads it: binary sensors and switches
+ * ON/OFF (or None for unknown); JSON lights an object whose state is ON/OFF/null, with a colour
+ * only next to a `color_mode` the light supports; numeric sensors a number or None.
+ */
+export function checkStatePayload(entity: Json, payload: string, where: string) {
+  switch (entity.platform) {
+    case "binary_sensor":
+    case "switch":
+      assert.ok(["ON", "OFF", "None"].includes(payload), `${where}: ${entity.platform} state ${payload}`);
+      return;
+    case "light": {
+      const state = JSON.parse(payload) as Json;
+      assert.ok(["ON", "OFF", null].includes(state.state as string | null), `${where}: light state`);
+      if (state.color !== undefined) {
+        assert.ok(
+          (entity.supported_color_modes as string[]).includes(state.color_mode as string),
+          `${where}: a colour is read only with a supported color_mode (got ${state.color_mode})`,
+        );
+        const c = state.color as Json;
+        for (const k of ["r", "g", "b"]) assert.ok(Number.isInteger(c[k]), `${where}: color.${k}`);
+      }
+      if (state.brightness !== undefined)
+        assert.ok(Number.isInteger(state.brightness), `${where}: brightness is an integer`);
+      return;
+    }
+    case "sensor": {
+      const numeric = [
+        "device_class",
+        "state_class",
+        "unit_of_measurement",
+        "suggested_display_precision",
+      ].some((k) => entity[k] !== undefined);
+      if (numeric)
+        assert.ok(
+          payload === "None" || Number.isFinite(Number(payload)),
+          `${where}: a numeric sensor's state`,
+        );
+    }
+  }
 }

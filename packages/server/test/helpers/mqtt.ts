@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -82,25 +82,80 @@ export async function retainedUnder(url: string, filter: string): Promise<Map<st
   }
 }
 
-/** A private Mosquitto on a free loopback port, started when asked; stopped after the test. */
-export async function privateBroker(t: TestContext) {
+/**
+ * A private Mosquitto on a loopback port chosen now (the server under test needs its URL before
+ * the broker runs), started and stopped when asked; stopped after the test. Mosquitto cannot
+ * report a port it picked itself, so if another process takes the port first, start() fails
+ * with mosquitto's own exit instead of waiting.
+ */
+export async function privateBroker(
+  t: TestContext,
+  options: { user?: { name: string; password: string } } = {},
+) {
   const port = await freePort();
   const dir = tempDir(t, "sdk-mosquitto-");
   const conf = path.join(dir, "mosquitto.conf");
-  fs.writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-  let child: ReturnType<typeof spawn> | undefined;
-  t.after(() => {
-    child?.kill("SIGTERM");
-  });
+  let access = "allow_anonymous true\n";
+  if (options.user) {
+    const file = path.join(dir, "passwords");
+    fs.writeFileSync(file, "", { mode: 0o600 });
+    execFileSync(mosquittoPasswdPath(), ["-b", file, options.user.name, options.user.password]);
+    access = `allow_anonymous false\npassword_file ${file}\n`;
+  }
+  // As root mosquitto would switch to its own user, who cannot read this private temp dir.
+  const asRoot = process.getuid?.() === 0 ? "user root\n" : "";
+  fs.writeFileSync(
+    conf,
+    `listener ${port} 127.0.0.1\n${asRoot}${access}persistence true\npersistence_location ${dir}/\n`,
+  );
+  let child: ChildProcess | undefined;
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once("exit", resolve));
+    running.kill("SIGTERM");
+    running.kill("SIGCONT"); // if paused
+    await exited;
+  };
+  t.after(stop);
   return {
     port,
     url: `mqtt://127.0.0.1:${port}`,
     async start() {
-      child = spawn(mosquittoPath() ?? "mosquitto", ["-c", conf], { stdio: "ignore" });
-      await waitUntil(() => answers(port), 10_000, `mosquitto listening on ${port}`);
+      const started = spawn(mosquittoPath() ?? "mosquitto", ["-c", conf], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      child = started;
+      let stderr = "";
+      started.stderr?.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      await waitUntil(
+        async () => {
+          if (started.exitCode !== null)
+            throw new Error(
+              `mosquitto exited (${started.exitCode}) instead of listening on ${port}: ${stderr.trim()}`,
+            );
+          return answers(port);
+        },
+        10_000,
+        `mosquitto listening on ${port}`,
+      );
     },
+    /** Stops the broker; it keeps its retained messages for the next start. */
+    stop,
+    /** Freezes the broker (SIGSTOP): connections stay open, nothing is answered. */
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
   };
 }
+
+const mosquittoPasswdPath = () => {
+  const found = mosquittoPath();
+  const beside = found && path.join(path.dirname(found), "mosquitto_passwd");
+  return beside && fs.existsSync(beside) ? beside : "mosquitto_passwd";
+};
 
 /** Where the mosquitto binary is (Debian puts it in /usr/sbin), or null. */
 export const mosquittoPath = (): string | null =>

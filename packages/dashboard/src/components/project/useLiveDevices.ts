@@ -12,7 +12,7 @@ const filters = { events: ["status" as const] };
 
 /**
  * Keeps the project's device list live over one project watch socket: the snapshot (every
- * device's status), status changes, devices added (elsewhere too) and deleted.
+ * device's status), status changes, devices added (elsewhere too), renamed and deleted.
  */
 export function useLiveDevices(
   projectId: string,
@@ -41,6 +41,9 @@ export function useLiveDevices(
         return;
       case "device_created":
         void refresh(event.deviceId);
+        return;
+      case "device_renamed":
+        setDevices((list) => list.map((d) => (d.id === event.deviceId ? { ...d, name: event.name } : d)));
         return;
       case "device_deleted":
         deleted.current.add(event.deviceId);

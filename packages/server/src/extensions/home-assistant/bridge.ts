@@ -4,8 +4,9 @@ import type { IPublishPacket, MqttClient } from "mqtt";
 import type { Extension } from "../../app.ts";
 import { AppError } from "../../errors.ts";
 import type { Unsubscribe } from "../../events/bus.ts";
+import type { LiveEntities } from "../../services/home-assistant.ts";
 import { decodeCommand } from "./commands.ts";
-import { brokerAddress, connectBroker } from "./connection.ts";
+import { connectBroker } from "./connection.ts";
 import { type Wanted, wantedOf } from "./desired.ts";
 import { componentConfigs, defaultEntityIdOf, deviceConfig, uniqueIdOf } from "./discovery.ts";
 import { encodeState } from "./states.ts";
@@ -15,6 +16,8 @@ const publishTimeoutMs = 10_000;
 const syncTimeoutMs = 5_000;
 /** A deploy waits at most this long for its entities to reach the broker. */
 const deployWaitMs = 5_000;
+/** A device deletion waits at most this long for its configs to be cleared (a later sync catches up). */
+const deleteWaitMs = 2_000;
 /** After Home Assistant's birth message: a random delay in this range, as its docs advise. */
 const birthDelayMs = [500, 2_500] as const;
 
@@ -36,7 +39,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 export const homeAssistantBridge: Extension = ({ bus, services, config, logger, version }) => {
   const settings = config.homeAssistant!;
   const topics = topicsFor(settings.baseTopic, settings.discoveryPrefix);
-  const broker = brokerAddress(settings.mqttUrl);
+  const broker = settings.broker;
   const source = services.homeAssistant;
   const server = { version, publicUrl: config.publicUrl };
 
@@ -145,8 +148,23 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
 
   const availabilityOf = (w: Wanted) => (online.get(w.deviceId) ? "online" : "offline");
 
+  /** The config topics a device's marker names (see Topics.discoveryMarker). */
+  const markedOf = (projectId: string, deviceId: string): string[] => {
+    const list = parseJson(retained.get(topics.discoveryMarker(projectId, deviceId)));
+    return Array.isArray(list) ? list.filter((t): t is string => typeof t === "string") : [];
+  };
+
+  /** Clears config topics a marker names that are not the current ones (another mode or prefix). */
+  async function clearMarkedExcept(projectId: string, deviceId: string, keep: string[]) {
+    for (const topic of markedOf(projectId, deviceId))
+      if (!keep.includes(topic)) await publish(topic, "", { force: true });
+  }
+
   async function publishDevice(w: Wanted) {
+    const current = configTopicsOf(w);
+    await clearMarkedExcept(w.projectId, w.deviceId, current);
     await publishConfig(w);
+    await publish(topics.discoveryMarker(w.projectId, w.deviceId), JSON.stringify(current));
     await publish(topics.deviceAvailability(w.projectId, w.deviceId), availabilityOf(w));
     await publishStates(w);
   }
@@ -154,20 +172,35 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
   /** Clears every retained topic of a device (deleted, or its project no longer publishes entities). */
   async function clearDevice(projectId: string, deviceId: string) {
     wanted.delete(deviceId);
+    await clearMarkedExcept(projectId, deviceId, []);
     for (const topic of [...retained.keys()]) {
       const config = topics.parseConfig(topic);
       const own = topics.parse(topic);
       if (config?.deviceId === deviceId || (own?.deviceId === deviceId && own.projectId === projectId))
         await publish(topic, "");
     }
-    for (const topic of [...deletedInHa])
-      if (topics.parseConfig(topic)?.deviceId === deviceId) deletedInHa.delete(topic);
+    for (const set of [deletedInHa, pending])
+      for (const topic of [...set]) if (topics.parseConfig(topic)?.deviceId === deviceId) set.delete(topic);
+  }
+
+  /** Deployments whose left-out entities were already logged: once per deploy, not per sync. */
+  const loggedDropped = new Set<string>();
+  async function logDropped(live: LiveEntities) {
+    if (live.dropped.length === 0 || loggedDropped.has(live.deploymentId)) return;
+    loggedDropped.add(live.deploymentId);
+    const list = live.dropped.map((d) => `"${d.id}" (${d.problems})`).join(", ");
+    for (const device of await source.devicesOf(live.projectId))
+      deviceLog(
+        { projectId: live.projectId, deviceId: device.id },
+        `Home Assistant: entities of the live deployment not published (rename or fix them in sdk.ts and deploy): ${list}`,
+      );
   }
 
   /** Re-reads a project's devices and entities and publishes the difference. */
   async function refreshProject(projectId: string, deployed: boolean) {
-    const entities = await source.liveEntities(projectId);
-    const next = await wantedOf(source, projectId, entities, server);
+    const live = await source.liveEntities(projectId);
+    if (live) await logDropped(live);
+    const next = await wantedOf(source, projectId, live?.entities ?? [], server);
     const ids = new Set(next.wanted.map((w) => w.deviceId));
     for (const w of [...wanted.values()])
       if (w.projectId === projectId && !ids.has(w.deviceId)) await clearDevice(projectId, w.deviceId);
@@ -185,8 +218,9 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
 
   async function loadAll() {
     wanted.clear();
-    for (const { projectId, entities } of await source.liveProjects()) {
-      const next = await wantedOf(source, projectId, entities, server);
+    for (const live of await source.liveProjects()) {
+      await logDropped(live);
+      const next = await wantedOf(source, live.projectId, live.entities, server);
       for (const w of next.wanted) {
         wanted.set(w.deviceId, w);
         if (!online.has(w.deviceId)) online.set(w.deviceId, next.online.get(w.deviceId) ?? false);
@@ -207,20 +241,29 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
   async function sync(c: MqttClient) {
     synced = false;
     retained.clear();
-    await c.subscribeAsync({
-      [topics.deviceConfigFilter]: { qos: 1, nl: true },
-      [topics.componentConfigFilter]: { qos: 1, nl: true },
+    // Only the configs of the current form: the other form's are cleared through the markers.
+    const configFilter =
+      settings.discovery === "device" ? topics.deviceConfigFilter : topics.componentConfigFilter;
+    const otherFilter =
+      settings.discovery === "device" ? topics.componentConfigFilter : topics.deviceConfigFilter;
+    await c.unsubscribeAsync(otherFilter).catch(() => {});
+    const subscribed = c.subscribeAsync({
+      [configFilter]: { qos: 1, nl: true },
       [topics.availabilityFilter]: { qos: 1, nl: true },
+      [topics.markerFilter]: { qos: 1, nl: true },
       [topics.stateFilter]: { qos: 1, nl: true },
       [topics.haStatus]: { qos: 1 },
       [topics.commandFilter]: { qos: 1 },
       [syncTopic]: { qos: 1 },
     });
+    await within(subscribed, syncTimeoutMs, "subscribing");
     // The broker sends the retained messages of a subscription before anything published after it.
     await within(
       new Promise<void>((resolve) => {
         syncDone = resolve;
-        void c.publishAsync(syncTopic, "sync", { qos: 1 });
+        c.publishAsync(syncTopic, "sync", { qos: 1 }).catch((err: unknown) =>
+          logger.warn({ err }, "Home Assistant bridge: could not publish the sync marker"),
+        );
       }),
       syncTimeoutMs,
       "reading what the broker retains",
@@ -228,7 +271,11 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       logger.warn({ err }, "Home Assistant bridge: retained messages may be incomplete"),
     );
     syncDone = undefined;
-    await c.publishAsync(topics.serverStatus, "online", { qos: 1, retain: true });
+    await within(
+      c.publishAsync(topics.serverStatus, "online", { qos: 1, retain: true }),
+      publishTimeoutMs,
+      `publishing ${topics.serverStatus}`,
+    );
     await loadAll();
     synced = true;
     // Ghosts: configs, availability and states of devices no longer published.
@@ -242,14 +289,17 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       }
       const own = topics.parse(topic);
       const w = own && wanted.get(own.deviceId);
+      if (own?.rest[0] === "discovery" && (!w || w.projectId !== own.projectId))
+        await clearMarkedExcept(own.projectId, own.deviceId, []);
       const entityGone = own?.rest[1] === "state" && !w?.entities.some((e) => e.id === own.rest[0]);
       if (own && (!w || w.projectId !== own.projectId || entityGone)) await publish(topic, "");
     }
     for (const w of wanted.values()) {
-      // Availability retained but no config: the owner deleted the device in Home Assistant meanwhile.
-      if (retained.has(topics.deviceAvailability(w.projectId, w.deviceId)))
-        for (const topic of configTopicsOf(w))
-          if (!retained.has(topic) && !pending.has(topic)) deletedInHa.add(topic);
+      // A config the marker says was published but the broker no longer holds: deleted in Home
+      // Assistant's UI meanwhile. A topic the marker does not name (new mode or prefix) is just new.
+      const marked = markedOf(w.projectId, w.deviceId);
+      for (const topic of configTopicsOf(w))
+        if (marked.includes(topic) && !retained.has(topic) && !pending.has(topic)) deletedInHa.add(topic);
       await publishDevice(w);
     }
     logger.info(`Home Assistant bridge: connected to ${broker}, ${wanted.size} devices published`);
@@ -300,7 +350,11 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     try {
       services.scripts.deliver({ projectId: w.projectId, deviceId: w.deviceId }, { ...command });
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
+      if (!(error instanceof AppError)) {
+        // Thrown in the MQTT client's message listener it would end the process: logged, dropped.
+        logger.error({ err: error }, `Home Assistant bridge: a command on ${topic} failed; dropped`);
+        return;
+      }
       const why = error.code === "device_offline" ? "the device is offline" : "no script runs for it";
       deviceLog(w, `Home Assistant: a command for "${entityId}" was dropped: ${why}`);
     }
@@ -318,8 +372,9 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     }
     const config = topics.parseConfig(topic);
     if (config) {
-      if (packet.retain && payload !== "") retained.set(topic, payload);
-      else if (payload === "" && retained.has(topic)) {
+      if (packet.retain && payload !== "") {
+        if (ours(payload)) retained.set(topic, payload); // other integrations' configs are not kept
+      } else if (payload === "" && retained.has(topic)) {
         // Only Home Assistant publishes here besides us (our own messages are not echoed): a UI delete.
         retained.delete(topic);
         if (wanted.has(config.deviceId)) {
@@ -356,26 +411,38 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     async start() {
       await loadAll();
       unsubscribe = [
+        // Each task looks the device and entity up when it runs, not when the event fired: a
+        // deploy's refresh queued in between may have removed them.
         bus.subscribe("device.connected", ({ deviceId, firmware }) => {
           online.set(deviceId, true);
-          const w = wanted.get(deviceId);
-          if (!w) return;
-          w.input = { ...w.input, firmwareVersion: firmware };
-          return serial(() => publishDevice(w)).catch(() => {});
+          if (!wanted.has(deviceId)) return;
+          return serial(async () => {
+            const w = wanted.get(deviceId);
+            if (!w) return;
+            w.input = { ...w.input, firmwareVersion: firmware };
+            await publishDevice(w);
+          }).catch(() => {});
         }),
         bus.subscribe("device.disconnected", ({ deviceId }) => {
           online.set(deviceId, false);
-          const w = wanted.get(deviceId);
-          if (w) void serial(() => publish(topics.deviceAvailability(w.projectId, w.deviceId), "offline"));
+          if (!wanted.has(deviceId)) return;
+          void serial(async () => {
+            const w = wanted.get(deviceId);
+            if (w && !online.get(deviceId))
+              await publish(topics.deviceAvailability(w.projectId, w.deviceId), "offline");
+          });
         }),
         bus.subscribe("device.state", ({ deviceId, entityId, value }) => {
-          const w = wanted.get(deviceId);
-          const entity = w?.entities.find((e) => e.id === entityId);
-          if (!w || !entity) return; // undeclared entities stay on the server
-          const encoded = encodeState(entity, value);
-          if ("error" in encoded)
-            return deviceLog(w, `Home Assistant: state not published: ${encoded.error}`);
-          void serial(() => publish(topics.state(w.projectId, w.deviceId, entity.id), encoded.payload));
+          if (!wanted.get(deviceId)?.entities.some((e) => e.id === entityId)) return; // undeclared: stays on the server
+          void serial(async () => {
+            const w = wanted.get(deviceId);
+            const entity = w?.entities.find((e) => e.id === entityId);
+            if (!w || !entity) return;
+            const encoded = encodeState(entity, value);
+            if ("error" in encoded)
+              return deviceLog(w, `Home Assistant: state not published: ${encoded.error}`);
+            await publish(topics.state(w.projectId, w.deviceId, entity.id), encoded.payload);
+          });
         }),
         bus.subscribe("deployment.activated", ({ projectId }) =>
           within(
@@ -394,9 +461,16 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
           "device.renamed",
           ({ projectId }) => void serial(() => refreshProject(projectId, false)),
         ),
+        // A deletion waits for its configs to be cleared only while the bridge is connected, and
+        // briefly; a later sync clears them otherwise.
         bus.subscribe("device.deleted", ({ projectId, deviceId }) => {
           online.delete(deviceId);
-          return serial(() => clearDevice(projectId, deviceId)).catch(() => {});
+          const cleared = serial(() => clearDevice(projectId, deviceId));
+          if (!client?.connected || !synced) return void cleared.catch(() => {});
+          return within(cleared, deleteWaitMs, "clearing the device's Home Assistant configs").catch(
+            (err: unknown) =>
+              logger.warn({ err }, "Home Assistant bridge: the deleted device's configs are not cleared yet"),
+          );
         }),
       ];
       const c = connectBroker(settings.mqttUrl, topics.serverStatus);
@@ -461,12 +535,18 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
   };
 };
 
-function parse(payload: string | undefined): Record<string, unknown> | null {
+function parseJson(payload: string | undefined): unknown {
   if (!payload) return null;
   try {
-    const value = JSON.parse(payload);
-    return value && typeof value === "object" ? value : null;
+    return JSON.parse(payload);
   } catch {
     return null;
   }
+}
+
+function parse(payload: string | undefined): Record<string, unknown> | null {
+  const value = parseJson(payload);
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }

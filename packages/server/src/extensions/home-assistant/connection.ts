@@ -4,20 +4,22 @@ import mqtt, { type MqttClient } from "mqtt";
 const firstRetryMs = 1_000;
 const maxRetryMs = 30_000;
 
-/** `host:port` of the broker, without credentials (for logs and the status endpoint). */
-export function brokerAddress(mqttUrl: string): string {
-  const url = new URL(mqttUrl);
-  const port = url.port || { "mqtt:": "1883", "mqtts:": "8883", "ws:": "80", "wss:": "443" }[url.protocol];
-  return `${url.hostname}:${port}`;
-}
-
 /**
  * An MQTT 5 client that keeps reconnecting with exponential backoff (1 s doubling to 30 s, reset
  * once connected) and leaves `offline` retained on `willTopic` when it goes away uncleanly.
  * Credentials come from the URL (MQTT_URL) only.
  */
 export function connectBroker(mqttUrl: string, willTopic: string): MqttClient {
-  const client = mqtt.connect(mqttUrl, {
+  // The mqtt package splits the decoded user:password at its last ':'; a percent-encoded ':' in
+  // the password would move into the user name. Decode each part here instead.
+  const url = new URL(mqttUrl);
+  const username = url.username ? decodeURIComponent(url.username) : undefined;
+  const password = url.password ? decodeURIComponent(url.password) : undefined;
+  url.username = "";
+  url.password = "";
+  const client = mqtt.connect(url.toString(), {
+    ...(username === undefined ? {} : { username }),
+    ...(password === undefined ? {} : { password }),
     protocolVersion: 5,
     clean: true,
     clientId: `sdk-server-${randomBytes(6).toString("hex")}`,

@@ -1,4 +1,4 @@
-import type { EntityConfig } from "@sdk/protocol";
+import { type EntityConfig, isHaByte, isHaColor } from "@sdk/protocol";
 import { colorModeOf } from "./discovery.ts";
 
 /** A value from `emitState` as the payload its kind needs, or why it cannot be one. */
@@ -10,8 +10,6 @@ function onOff(value: unknown): "ON" | "OFF" | null {
   return null;
 }
 
-const byte = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255;
-
 function light(entity: EntityConfig, value: unknown): Encoded {
   const plain = onOff(value);
   const object = plain ? { state: plain } : (value as Record<string, unknown> | null);
@@ -22,13 +20,13 @@ function light(entity: EntityConfig, value: unknown): Encoded {
     };
   const out: Record<string, unknown> = { state, color_mode: colorModeOf(entity) };
   if (entity.brightness && object.brightness !== undefined) {
-    if (!byte(object.brightness))
+    if (!isHaByte(object.brightness))
       return { error: `the brightness of light "${entity.id}" must be a whole number 0–255` };
     out.brightness = object.brightness;
   }
   if (entity.rgb && object.color !== undefined) {
-    const c = object.color as Record<string, unknown> | null;
-    if (!c || typeof c !== "object" || !byte(c.r) || !byte(c.g) || !byte(c.b))
+    const c = object.color;
+    if (!isHaColor(c))
       return { error: `the color of light "${entity.id}" must be { r, g, b } with whole numbers 0–255` };
     out.color = { r: c.r, g: c.g, b: c.b };
   }

@@ -5,6 +5,12 @@ export interface Topics {
   /** Home Assistant's birth and will messages. */
   haStatus: string;
   deviceAvailability(projectId: string, deviceId: string): string;
+  /**
+   * Retained: the config topics last published for the device (a JSON list). A config topic the
+   * marker names but the broker no longer holds was deleted in Home Assistant's UI; one it does
+   * not name (after a switch of HA_DISCOVERY or HA_DISCOVERY_PREFIX) is simply not published yet.
+   */
+  discoveryMarker(projectId: string, deviceId: string): string;
   state(projectId: string, deviceId: string, entityId: string): string;
   command(projectId: string, deviceId: string, entityId: string): string;
   /** Device-based discovery (Home Assistant 2024.11+). */
@@ -14,6 +20,7 @@ export interface Topics {
   /** Subscriptions: every command, availability and state topic of the bridge. */
   commandFilter: string;
   availabilityFilter: string;
+  markerFilter: string;
   stateFilter: string;
   deviceConfigFilter: string;
   componentConfigFilter: string;
@@ -32,12 +39,14 @@ export function topicsFor(baseTopic: string, discoveryPrefix: string): Topics {
     serverStatus: `${base}/status`,
     haStatus: `${prefix}/status`,
     deviceAvailability: (p, d) => `${base}/${p}/${d}/availability`,
+    discoveryMarker: (p, d) => `${base}/${p}/${d}/discovery`,
     state: (p, d, e) => `${base}/${p}/${d}/${e}/state`,
     command: (p, d, e) => `${base}/${p}/${d}/${e}/set`,
     deviceConfig: (d) => `${prefix}/device/${d}/config`,
     componentConfig: (platform, d, e) => `${prefix}/${platform}/${d}/${e}/config`,
     commandFilter: `${base}/+/+/+/set`,
     availabilityFilter: `${base}/+/+/availability`,
+    markerFilter: `${base}/+/+/discovery`,
     stateFilter: `${base}/+/+/+/state`,
     deviceConfigFilter: `${prefix}/device/+/config`,
     componentConfigFilter: `${prefix}/+/+/+/config`,
