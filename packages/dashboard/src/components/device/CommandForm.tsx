@@ -1,6 +1,7 @@
-import { type CommandType, commandSchemas, commandTypes } from "@sdk/protocol";
+import { type CommandType, commandSchemas, commandTypes, describeIssues } from "@sdk/protocol";
 import { api } from "../../api.ts";
 import { Form } from "../Form.tsx";
+import { parseJsonObject } from "./json-object.ts";
 
 const examples: Partial<Record<CommandType, string>> = {
   gpio_write: '{ "pin": "LED", "value": 1 }',
@@ -15,19 +16,15 @@ const examples: Partial<Record<CommandType, string>> = {
 
 /** The arguments as the command's schema in @sdk/protocol accepts them, or what is wrong. */
 function parseArgs(type: string, text: string): Record<string, unknown> | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text.trim() || "{}");
-  } catch {
-    return `This is not valid JSON. Example: ${examples.gpio_write}`;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    return 'The arguments must be a JSON object, like { "pin": 15 }.';
+  const value = parseJsonObject(text, "arguments", '{ "pin": 15 }');
+  if (typeof value === "string") return value;
   const schema = commandSchemas[type as CommandType];
   if (!schema) return `Unknown command ${type}.`;
   const parsed = schema.safeParse(value);
-  if (parsed.success) return value as Record<string, unknown>;
-  return parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
+  if (parsed.success) return value;
+  return describeIssues(parsed.error.issues, "arguments", value)
+    .map((f) => `${f.path}: ${f.message}`)
+    .join("; ");
 }
 
 /** Sends one raw command to the board (as a script's DEVICE methods do) and shows its answer. */

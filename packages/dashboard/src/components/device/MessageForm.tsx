@@ -1,21 +1,15 @@
 import type { EndpointBody } from "@sdk/protocol";
 import { api } from "../../api.ts";
 import { Form } from "../Form.tsx";
+import { parseJsonObject } from "./json-object.ts";
 
 type Message = EndpointBody<"sendDeviceMessage">;
 
 /** Reads the text as a message object, or says what is wrong with it. */
 function parseMessage(text: string): Message | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'This is not valid JSON. Example: {"type": "set_led", "on": true}';
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    return 'The message must be a JSON object, like {"type": "ping"}.';
-  if (typeof (value as { type?: unknown }).type !== "string")
-    return 'The message needs a "type" (lower_snake_case text).';
+  const value = parseJsonObject(text, "message", '{"type": "ping"}');
+  if (typeof value === "string") return value;
+  if (typeof value.type !== "string") return 'The message needs a "type" (lower_snake_case text).';
   return value as Message;
 }
 
