@@ -8,6 +8,7 @@ import {
   componentOf,
   type DiscoveryInput,
   deviceConfig,
+  entityNameOf,
   slug,
 } from "../src/extensions/home-assistant/discovery.ts";
 import { encodeState } from "../src/extensions/home-assistant/states.ts";
@@ -181,4 +182,18 @@ test("commands: the HaCommand shape; undeclared attributes left out; malformed o
     (decodeCommand({ id: "t", kind: "sensor", name: "T" }, "ON") as { error: string }).error,
     /takes no commands/,
   );
+});
+
+test("entity names: a leading device name is cut (Home Assistant prefixes it itself); the device name alone is the main feature", () => {
+  assert.equal(entityNameOf("Greenhouse temperature", "Greenhouse"), "temperature");
+  assert.equal(entityNameOf("greenhouse - Fan", "Greenhouse"), "Fan");
+  assert.equal(entityNameOf("Greenhouse", "greenhouse"), null);
+  assert.equal(entityNameOf("Greenhouses count", "Greenhouse"), "Greenhouses count");
+  assert.equal(entityNameOf("Temperature", "Greenhouse"), "Temperature");
+  const config = componentOf(
+    input([light({ name: "Grünes Haus Lampe" })]),
+    light({ name: "Grünes Haus Lampe" }),
+    topics,
+  );
+  assert.equal(config.name, "Lampe");
 });

@@ -72,6 +72,21 @@ function availabilityOf(input: DiscoveryInput, topics: Topics): Json {
   };
 }
 
+/**
+ * The entity's name as Home Assistant shows it after the device name: Home Assistant prefixes the
+ * device name itself and, since 2024.2, no longer strips it ("Greenhouse Greenhouse temp"), so a
+ * leading device name is cut here; a name that is only the device name makes the entity the
+ * device's main feature (`null`).
+ */
+export function entityNameOf(entityName: string, deviceName: string): string | null {
+  const device = deviceName.trim().toLocaleLowerCase();
+  const name = entityName.trim();
+  if (device === "" || !name.toLocaleLowerCase().startsWith(device)) return name;
+  const rest = name.slice(device.length);
+  if (rest.trim() === "") return null;
+  return /^[\s\-:–]/.test(rest) ? rest.replace(/^[\s\-:–]+/, "") : name;
+}
+
 /** One entity's component config (platform-specific keys, no device/origin/availability). */
 export function componentOf(input: DiscoveryInput, entity: EntityConfig, topics: Topics): Json {
   const { projectId, deviceId } = input;
@@ -79,7 +94,7 @@ export function componentOf(input: DiscoveryInput, entity: EntityConfig, topics:
     platform: entity.kind,
     unique_id: uniqueIdOf(projectId, deviceId, entity.id),
     default_entity_id: defaultEntityIdOf(entity.kind, input.deviceName, deviceId, entity.id),
-    name: entity.name,
+    name: entityNameOf(entity.name, input.deviceName),
     state_topic: topics.state(projectId, deviceId, entity.id),
     qos: 1,
   };
