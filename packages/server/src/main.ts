@@ -64,6 +64,12 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  // Started with an IPC channel (by `sdk dev`): the server is its parent's, and goes with it,
+  // even when the parent is killed without a chance to stop it.
+  if (process.send)
+    process.on("disconnect", () => {
+      if (!stopping) stop("parent process gone");
+    });
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import {
   boundedFetch,
   freePort,
@@ -11,6 +13,7 @@ import {
   spawnServer,
   startServerProcess as startServer,
   tempDir,
+  waitUntil,
   within,
 } from "@sdk/test-helpers";
 
@@ -264,4 +267,30 @@ test("SIGKILL in the middle of a burst of writes loses no acknowledged write", a
   );
   assert.deepEqual(lost, [], `every acknowledged project survives the crash (${acked.length} acknowledged)`);
   assert.equal(new Set(acked).size, acked.length);
+});
+
+test("a server started with an IPC channel (as sdk dev starts it) stops cleanly when its parent goes", async (t) => {
+  const dataDir = tempDir(t, "sdk-process-ipc-");
+  const port = await freePort();
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.resolve("@sdk/server/main"))], {
+    env: { ...process.env, ...serverEnv(port, dataDir) },
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const get = boundedFetch();
+  await waitUntil(
+    () =>
+      get(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    30_000,
+    "the server to answer /health",
+    50,
+  );
+  child.disconnect(); // what the parent's death does to the channel
+  assert.equal(await within(exited, 15_000, "the server to stop"), 0);
 });

@@ -94,7 +94,8 @@ export const dev: Command = {
         MDNS: "false",
         SIGN_IN_LINK_KEY: signInKey,
       },
-      stdio: ["ignore", "pipe", "pipe"],
+      // The IPC channel ties the server to this process: it stops when this one goes, however.
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
     });
     let serverErrors = "";
     server.stderr?.on("data", (chunk) => {
