@@ -70,6 +70,8 @@ export function createServices({
     heartbeatSeconds: config.device.heartbeatSeconds,
     commandTimeoutSeconds: config.device.commandTimeoutSeconds,
     onError,
+    // The script host is built after the link it commands devices through.
+    scriptRoom: (projectId) => scripts.waitForRoom(projectId),
   });
   const envVars = envVarsService({ repos, box, bus, clock });
   const scripts = scriptHostService({

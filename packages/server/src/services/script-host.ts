@@ -288,6 +288,12 @@ export function scriptHostService(deps: {
       this.deliver(device, message);
     },
 
+    /**
+     * Back-pressure for device messages: null when the project's scripts can take another message
+     * now, else a promise that resolves once they can.
+     */
+    waitForRoom: (_projectId: string): Promise<void> | null => null,
+
     /** Which deployment runs for a project right now (for tests and status). */
     runningDeployment: (projectId: string) => projects.get(projectId)?.running?.deploymentId ?? null,
 

@@ -56,6 +56,12 @@ export interface LinkDeps {
   clock: Clock;
   heartbeatSeconds: number;
   onError: (error: unknown) => void;
+  /**
+   * Back-pressure from the scripts: null when the project's scripts can take another message now,
+   * else a promise that resolves once they can. The device's frames wait for it (so its socket is
+   * read no faster than its project's scripts keep up).
+   */
+  scriptRoom?: (projectId: string) => Promise<void> | null;
 }
 
 /** What every session of a server shares. */
@@ -195,12 +201,13 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
   }
 
-  #route(message: { type: string } & Record<string, unknown>): void {
+  #route(message: { type: string } & Record<string, unknown>): Promise<void> | undefined {
     void this.#context.bus.publish("device.message", {
       projectId: this.projectId,
       deviceId: this.deviceId,
       message,
     });
+    return this.#context.scriptRoom?.(this.projectId) ?? undefined;
   }
 
   async #hello(hello: { firmware: string; board: Board; maxFrame: number; protocol: number }): Promise<void> {
