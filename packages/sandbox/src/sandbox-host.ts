@@ -7,4 +7,9 @@ export interface SandboxHost {
   emitState(deviceId: string, entityId: string, value: unknown): void;
   send(deviceId: string, message: Record<string, unknown>): void;
   log(deviceId: string, level: LogLevel, message: string): void;
+  /**
+   * An entry into the guest ended in an uncaught error or a `Script execution timeout` (called
+   * after the line is logged): what alerts and health checks count.
+   */
+  failed?(deviceId: string, kind: "error" | "timeout"): void;
 }

@@ -242,6 +242,7 @@ export class ProjectSandbox {
         "error",
         timedOut ? scriptTimeoutMessage : this.#describe(error!, "the script failed"),
       );
+      this.#host.failed?.(target, timedOut ? "timeout" : "error");
     }
     if (timedOut && !this.#drainLeftoverJobs()) {
       this.#stop("a chain of promise jobs kept running past the deadline");

@@ -25,6 +25,8 @@ export interface ServerEvents {
   "device.state": OfDevice & { at: number; entityId: string; value: unknown };
   /** What the server knows about the board's pins changed (services/device-pins.ts). */
   "device.pins": OfDevice & { at: number; pins: PinState[] };
+  /** An entry into the device's script ended in an uncaught error or a `Script execution timeout`. */
+  "script.failed": OfDevice & { at: number; kind: "error" | "timeout" };
   /** A device message for its script (`onMessage`): gpio_change, uart_rx and custom types. */
   "device.message": OfDevice & { message: { type: string } & Record<string, unknown> };
 

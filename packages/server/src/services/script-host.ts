@@ -97,6 +97,9 @@ export function scriptHostService(deps: {
       }
     },
     log: (deviceId, level, message) => log({ projectId, deviceId }, level, message),
+    failed: (deviceId, kind) => {
+      void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+    },
   });
 
   /** Loads a deployment into a fresh sandbox. Throws ScriptLoadError when the bundle does not load. */
