@@ -25,6 +25,7 @@ import {
 import {
   ApiToken,
   AuditEntry,
+  BackupArchive,
   CreatedApiToken,
   Deployment,
   DeploymentBundle,
@@ -439,6 +440,15 @@ export const endpoints = {
     result: FirmwareRelease,
     binary: "body",
     bodyLimit: firmwareLimits.uf2MaxBytes,
+  }),
+  downloadBackup: endpoint({
+    method: "GET",
+    path: "/v1/admin/backup",
+    summary:
+      "A backup of the whole server as one archive (`sdk-backup-<time>.tar.gz`: manifest.json with every file's size and SHA-256, then the SQLite database snapshot, secret.key, project files and firmware), streamed; with PostgreSQL the database is not in it (use pg_dump). Restore with `sdk-server restore`",
+    access: "admin",
+    result: BackupArchive,
+    binary: "result",
   }),
 } as const satisfies Record<string, Endpoint>;
 

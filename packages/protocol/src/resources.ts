@@ -185,3 +185,16 @@ export const HomeAssistantStatus = z.object({
     .describe("Devices of the project's live deployment and the entities published for each."),
 });
 export type HomeAssistantStatus = z.infer<typeof HomeAssistantStatus>;
+
+/**
+ * A backup archive (gzip-compressed tar, `application/octet-stream`): bytes to a client, a stream
+ * as the server sends it.
+ */
+export const BackupArchive = z
+  .custom<Uint8Array | AsyncIterable<Uint8Array>>(
+    (value) =>
+      value instanceof Uint8Array ||
+      (typeof value === "object" && value !== null && Symbol.asyncIterator in value),
+    "must be raw bytes",
+  )
+  .describe("The archive (application/octet-stream, gzip-compressed tar)");

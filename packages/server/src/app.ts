@@ -19,6 +19,7 @@ import { RequestLog } from "./http/request-log.ts";
 import { route } from "./http/route.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { authRoutes } from "./http/routes/auth.ts";
+import { backupRoutes } from "./http/routes/backup.ts";
 import { dashboardRoutes } from "./http/routes/dashboard.ts";
 import { deploymentRoutes } from "./http/routes/deployments.ts";
 import { deviceDataRoutes } from "./http/routes/device-data.ts";
@@ -34,6 +35,7 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
 import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
 import { LocalDeviceRegistry } from "./link/registry.ts";
+import { BackupSchedule } from "./services/backup-schedule.ts";
 import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
@@ -187,6 +189,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     envVarRoutes,
     deploymentRoutes,
     firmwareRoutes,
+    backupRoutes,
   ]) {
     registrar(bound, services, config);
   }
@@ -230,6 +233,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         firmware: services.firmware,
         log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m) },
       }),
+      new BackupSchedule({ backups: services.backups, ...config.backup, log: logger }),
       ...(options.extensions ?? []).map((extension) => extension(context)),
     ],
     (err, part) => logger.error({ err }, `${part}: stop failed`),

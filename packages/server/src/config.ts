@@ -48,6 +48,8 @@ export interface Config {
   deploymentsKept: number;
   /** The Home Assistant bridge over MQTT; `null` (MQTT_URL unset) turns it off. */
   homeAssistant: HomeAssistantConfig | null;
+  /** Scheduled backups into `<dataDir>/backups/`: every `intervalMs` (0: off), the newest `keep` kept. */
+  backup: { intervalMs: number; keep: number };
 }
 
 export interface HomeAssistantConfig {
@@ -74,6 +76,19 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+/** A number of hours, decimals allowed (0.5 = 30 minutes). */
+function hours(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > max) {
+    throw new ConfigError(
+      `${name} must be a number of hours from 0 to ${max}, decimals allowed (got "${raw}")`,
+    );
   }
   return value;
 }
@@ -232,5 +247,9 @@ export function loadConfig(
     },
     deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
     homeAssistant: homeAssistant(env),
+    backup: {
+      intervalMs: Math.round(hours(env, "BACKUP_INTERVAL_HOURS", 24, 8760) * 3_600_000),
+      keep: integer(env, "BACKUP_KEEP", 7, 1, 1000),
+    },
   };
 }

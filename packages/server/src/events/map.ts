@@ -52,6 +52,8 @@ export interface ServerEvents {
   // ── firmware releases ────────────────────────────────────────────────────────────────────────
   /** An admin stored their own build as a release (bundled releases imported at boot are not events). */
   "firmware.uploaded": ByActor & { version: string; board: Board; sha256: string };
+  /** An admin downloaded a backup of the whole server (its key and every account included). */
+  "backup.downloaded": ByActor & { files: number; bytes: number };
 
   // ── accounts and credentials ─────────────────────────────────────────────────────────────────
   "user.registered": { userId: string; role: Role };

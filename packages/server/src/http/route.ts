@@ -100,8 +100,9 @@ export function route<N extends EndpointName>(
       const result = await handler(input);
       reply.code(spec.status ?? 200);
       if (spec.binary === "result") {
-        const bytes = result as Uint8Array;
         reply.type("application/octet-stream");
+        if (!(result instanceof Uint8Array)) return result; // a stream (a backup): sent as it is read
+        const bytes = result;
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       }
       return { success: true, result };

@@ -46,6 +46,7 @@ const rules = {
   "deployment.activated": { target: "deploymentId", detail: ["version"] },
   "deployment.failed": { target: "deploymentId" },
   "firmware.uploaded": { target: "version", detail: ["board", "sha256"] },
+  "backup.downloaded": { detail: ["files", "bytes"] },
 } satisfies { [K in keyof ServerEvents]?: AuditRule<ServerEvents[K]> };
 
 type AuditedEvent = keyof typeof rules;

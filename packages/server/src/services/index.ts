@@ -9,6 +9,7 @@ import { FirmwareFiles } from "../storage/firmware-files.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
 import { AuditRecorder, auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
+import { backupsService } from "./backups.ts";
 import { deploymentsService } from "./deployments.ts";
 import { deviceLinkService } from "./device-link.ts";
 import { deviceLogsService } from "./device-logs.ts";
@@ -123,6 +124,7 @@ export function createServices({
     firmware,
     homeAssistant: homeAssistantService({ repos, config: config.homeAssistant }),
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
+    backups: backupsService({ dataDir: config.dataDir, database, bus, clock, version }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,101 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { type BackupManifest, backupsDirName, readArchive } from "./backup-archive.ts";
+import { ArchiveError } from "./tar.ts";
+
+/** A restore that must not go ahead (a non-empty directory without --force, say). */
+export class RestoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RestoreError";
+  }
+}
+
+export interface RestoreResult {
+  manifest: BackupManifest;
+  dataDir: string;
+  /** Top-level entries of the data directory that the restore replaced (with --force). */
+  replaced: string[];
+}
+
+/** What is in a directory, apart from scheduled backups (which a restore keeps): `null` when it does not exist. */
+async function contents(dir: string): Promise<string[] | null> {
+  try {
+    return (await fs.readdir(dir)).filter((name) => name !== backupsDirName).sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ENOTDIR") throw new RestoreError(`${dir} is not a directory`);
+    throw error;
+  }
+}
+
+/**
+ * Restores an archive into `dataDir`. The whole archive is verified (manifest, every size and
+ * SHA-256) before anything is written; a damaged one throws `ArchiveError` and leaves the
+ * directory as it was. Files are then extracted into a staging dir inside the data directory and
+ * moved into place, so a failure midway leaves the old contents; `backups/` is kept.
+ */
+export async function restoreArchive(
+  archive: string,
+  dataDir: string,
+  options: { force: boolean },
+): Promise<RestoreResult> {
+  const dir = path.resolve(dataDir);
+  try {
+    if (!(await fs.stat(archive)).isFile()) throw new RestoreError(`${archive} is not a file`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      throw new RestoreError(`${archive} does not exist`);
+    throw error;
+  }
+  const existing = await contents(dir);
+  if (existing?.length && !options.force)
+    throw new RestoreError(
+      `${dir} is not empty (it holds ${existing.join(", ")}): restore into an empty directory, or pass --force to replace its contents (scheduled backups in ${backupsDirName}/ are kept)`,
+    );
+  const manifest = await readArchive(archive); // verified first: nothing written yet
+
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const id = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const staging = path.join(dir, `.restoring-${id}`);
+  const aside = path.join(dir, `.replaced-${id}`);
+  await fs.mkdir(staging, { mode: 0o700 });
+  try {
+    const extracted = await readArchive(archive, staging); // checked again as it is written
+    if (JSON.stringify(extracted) !== JSON.stringify(manifest))
+      throw new ArchiveError("the archive changed while it was being restored");
+  } catch (error) {
+    await fs.rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+
+  // The swap: the old entries move aside, the restored ones in; on a failure the old ones go back.
+  const replaced = ((await contents(dir)) ?? []).filter((name) => !name.startsWith(".restoring-"));
+  const incoming = (await fs.readdir(staging)).sort();
+  const movedAside: string[] = [];
+  const movedIn: string[] = [];
+  try {
+    if (replaced.length) await fs.mkdir(aside, { mode: 0o700 });
+    for (const name of replaced) {
+      await fs.rename(path.join(dir, name), path.join(aside, name));
+      movedAside.push(name);
+    }
+    for (const name of incoming) {
+      await fs.rename(path.join(staging, name), path.join(dir, name));
+      movedIn.push(name);
+    }
+  } catch (error) {
+    for (const name of movedIn)
+      await fs.rename(path.join(dir, name), path.join(staging, name)).catch(() => {});
+    for (const name of movedAside)
+      await fs.rename(path.join(aside, name), path.join(dir, name)).catch(() => {});
+    await fs.rm(staging, { recursive: true, force: true });
+    await fs.rm(aside, { recursive: true, force: true });
+    throw error;
+  }
+  await fs.rm(staging, { recursive: true, force: true });
+  await fs.rm(aside, { recursive: true, force: true });
+  return { manifest, dataDir: dir, replaced };
+}

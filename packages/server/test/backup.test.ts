@@ -1,0 +1,333 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Writable } from "node:stream";
+import { type TestContext, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { SdkApiError, type SdkClient } from "@sdk/client";
+import type { SimulatedDevice } from "@sdk/simulator";
+import {
+  deployScript,
+  runNode,
+  startServerProcess,
+  startTestServer,
+  type TestServer,
+  tempDir,
+  waitUntil,
+} from "@sdk/test-helpers";
+import pino from "pino";
+import { readArchive } from "../src/storage/backup-archive.ts";
+import { simulatedBoard } from "./helpers/script-project.ts";
+
+const mainScript = fileURLToPath(import.meta.resolve("@sdk/server/main"));
+const env = { DEVICE_LOG_MAX_ENTRIES: "1000000", STATE_HISTORY_MAX_ENTRIES: "100000" };
+const script = `import { DeviceScript } from "@sdk/device";
+export default class Greeter extends DeviceScript {
+  onDeviceConnect() { console.log("greeting=" + this.env.GREETING); }
+}`;
+
+/** `sdk-server restore …` as a process, with only PATH in its environment. */
+function restore(t: TestContext, args: string[], extraEnv: Record<string, string> = {}) {
+  return runNode(t, {
+    args: [mainScript, "restore", ...args],
+    env: { PATH: process.env.PATH ?? "", ...extraEnv },
+  });
+}
+
+/** GET /v1/admin/backup into a file, as a user with this token would. */
+async function download(url: string, token: string, file: string): Promise<Response> {
+  const response = await fetch(`${url}/v1/admin/backup`, { headers: { authorization: `Bearer ${token}` } });
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (response.ok) fs.writeFileSync(file, body);
+  else throw new Error(`GET /v1/admin/backup: HTTP ${response.status}: ${Buffer.from(body).toString()}`);
+  return response;
+}
+
+/** Devices that send a numbered log line and a state value as fast as the server takes them. */
+function loadDevices(sims: SimulatedDevice[]) {
+  const sent = sims.map(() => 0);
+  let running = true;
+  const timers = sims.map((sim, i) =>
+    setInterval(() => {
+      for (let k = 0; k < 5 && running && sim.connected; k++) {
+        sim.sendLog("info", `n=${sent[i]}`);
+        sim.sendState("counter", sent[i]);
+        sent[i]!++;
+      }
+    }, 1),
+  );
+  return {
+    sent,
+    stop() {
+      running = false;
+      for (const timer of timers) clearInterval(timer);
+    },
+  };
+}
+
+/** The highest `n=` a device's stored logs reached, read through the API (a row the server acknowledged). */
+async function highestLogged(client: SdkClient, projectId: string, deviceId: string): Promise<number> {
+  const logs = await client.api.listDeviceLogs({ params: { projectId, deviceId }, query: { limit: 50 } });
+  return Math.max(-1, ...logs.map((l) => Number(/^n=(\d+)$/.exec(l.message)?.[1] ?? -1)));
+}
+
+async function fleet(t: TestContext, s: TestServer) {
+  const admin = await s.user("admin@example.com");
+  const member = await s.user("member@example.com");
+  const project = await member.client.api.createProject({ body: { name: "greenhouse" } });
+  await member.client.api.setEnvVar({
+    params: { projectId: project.id, name: "GREETING" },
+    body: { value: "hello from before the backup" },
+  });
+  const deployment = await deployScript(t, member.client, project.id, script);
+  assert.equal(deployment.status, "active");
+  const runner = await member.client.api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "runner", board: "pico_w" },
+  });
+  const busy = await member.client.api.createProject({ body: { name: "busy" } });
+  const loaded = [];
+  for (let i = 0; i < 4; i++) {
+    const created = await member.client.api.createDevice({
+      params: { projectId: busy.id },
+      body: { name: `load${i}`, board: "pico_w" },
+    });
+    const sim = simulatedBoard(t, new URL(s.url).host, created.credentials);
+    sim.start();
+    await sim.waitFor("connected");
+    loaded.push({ device: created.device, sim });
+  }
+  return { admin, member, project, deployment, runner, busy, loaded };
+}
+
+test("a backup taken while devices write restores into a fresh directory: rows, env vars, deployments", async (t) => {
+  const s = await startTestServer(t, { env });
+  const f = await fleet(t, s);
+  const load = loadDevices(f.loaded.map((l) => l.sim));
+  t.after(() => load.stop());
+  await waitUntil(
+    async () => {
+      for (const { device } of f.loaded)
+        if ((await highestLogged(f.member.client, f.busy.id, device.id)) < 50) return false;
+      return true;
+    },
+    60_000,
+    "every load device has logged 50 lines",
+  );
+
+  // Acknowledged: rows the API has shown before the backup begins.
+  const acknowledged = new Map<string, number>();
+  for (const { device } of f.loaded)
+    acknowledged.set(device.id, await highestLogged(f.member.client, f.busy.id, device.id));
+  const archive = path.join(tempDir(t, "sdk-backup-"), "backup.tar.gz");
+  const response = await download(s.url, f.admin.auth.token!.token, archive);
+  assert.equal(response.status, 200);
+  assert.match(
+    response.headers.get("content-disposition") ?? "",
+    /^attachment; filename="sdk-backup-.+\.tar\.gz"$/,
+  );
+  const after = await Promise.all(
+    f.loaded.map(({ device }) => highestLogged(f.member.client, f.busy.id, device.id)),
+  );
+  load.stop();
+  assert.ok(
+    after.some((n, i) => n > acknowledged.get(f.loaded[i]!.device.id)!),
+    "the devices kept writing while the backup was taken",
+  );
+
+  const manifest = await readArchive(archive);
+  assert.equal(manifest.dialect, "sqlite");
+  assert.deepEqual(
+    manifest.files.map((file) => file.path).filter((p) => !p.startsWith("projects/")),
+    ["sdk.db", "secret.key"],
+  );
+  assert.ok(
+    manifest.files.some((file) => file.path.endsWith(`${f.deployment.id}/script.js`)),
+    "the deployment's bundle is in the archive",
+  );
+
+  const restored = path.join(tempDir(t, "sdk-restore-"), "data");
+  const result = await restore(t, [archive, "--data-dir", restored]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /Restored .* into .*\n.*files verified/);
+
+  // Every acknowledged log line is in the restored database, with none missing before it.
+  const db = new DatabaseSync(path.join(restored, "sdk.db"), { readOnly: true });
+  for (const [deviceId, highest] of acknowledged) {
+    const rows = db
+      .prepare("select message from device_logs where device_id = ? and message like 'n=%'")
+      .all(deviceId) as Array<{ message: string }>;
+    const numbers = new Set(rows.map((r) => Number(r.message.slice(2))));
+    for (let n = 0; n <= highest; n++)
+      assert.ok(numbers.has(n), `${deviceId}: n=${n} (of ${highest}) restored`);
+    const state = db
+      .prepare("select count(*) as c from device_state_history where device_id = ? and entity_id = 'counter'")
+      .get(deviceId) as { c: number };
+    assert.ok(state.c > highest, `${deviceId}: the state history holds at least ${highest + 1} values`);
+  }
+  db.close();
+
+  const proc = await startServerProcess(t, restored, env);
+  const admin = proc.client(f.admin.auth.token!.token);
+  const member = proc.client(f.member.auth.token!.token);
+  assert.deepEqual((await admin.api.listUsers()).map((u) => u.email).sort(), [
+    "admin@example.com",
+    "member@example.com",
+  ]);
+  assert.deepEqual((await member.api.listProjects()).map((p) => p.name).sort(), ["busy", "greenhouse"]);
+  assert.deepEqual(
+    (await member.api.listEnvVars({ params: { projectId: f.project.id } })).map((v) => [v.name, v.value]),
+    [["GREETING", "hello from before the backup"]],
+    "the env var decrypts with the restored key",
+  );
+  const live = (await member.api.listDeployments({ params: { projectId: f.project.id } })).find(
+    (d) => d.status === "active",
+  );
+  assert.equal(live?.id, f.deployment.id);
+  // The deployment runs: a board connecting to the restored server is greeted by the script.
+  const sim = simulatedBoard(t, new URL(proc.url).host, f.runner.credentials);
+  sim.start();
+  await sim.waitFor("connected");
+  await waitUntil(
+    async () =>
+      (
+        await member.api.listDeviceLogs({ params: { projectId: f.project.id, deviceId: f.runner.device.id } })
+      ).some((l) => l.message === "greeting=hello from before the backup"),
+    30_000,
+    "the restored deployment's script greets the device",
+  );
+});
+
+test("a member cannot download a backup; the admin's download is in the audit log", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user();
+  const member = await s.user();
+  await assert.rejects(member.client.api.downloadBackup(), (error: unknown) => {
+    assert.ok(error instanceof SdkApiError);
+    assert.equal(error.status, 403);
+    assert.equal(error.code, "forbidden");
+    return true;
+  });
+  const anonymous = await fetch(`${s.url}/v1/admin/backup`);
+  assert.equal(anonymous.status, 401);
+  await anonymous.arrayBuffer();
+  const bytes = await admin.client.api.downloadBackup();
+  assert.ok(bytes instanceof Uint8Array && bytes.length > 0);
+  const entry = (await admin.client.api.listAudit()).find((a) => a.action === "backup.downloaded");
+  assert.equal(entry?.actorId, admin.auth.user.id);
+  assert.deepEqual(fs.readdirSync(path.join(s.dataDir, "backups")), [], "no staging left behind");
+});
+
+test("a corrupted or truncated archive is refused with a clear error and nothing is written", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user();
+  const dir = tempDir(t, "sdk-backup-");
+  const archive = path.join(dir, "good.tar.gz");
+  assert.equal((await download(s.url, admin.auth.token!.token, archive)).status, 200);
+  const bytes = fs.readFileSync(archive);
+
+  const flipped = Buffer.from(bytes);
+  flipped[Math.floor(flipped.length / 2)]! ^= 0xff;
+  const damaged = {
+    "flipped.tar.gz": flipped,
+    "truncated.tar.gz": bytes.subarray(0, Math.floor(bytes.length * 0.6)),
+    "garbage.tar.gz": Buffer.from("not an archive at all"),
+  };
+  for (const [name, content] of Object.entries(damaged)) {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, content);
+    const fresh = path.join(dir, `target-${name}`);
+    const absent = await restore(t, [file, "--data-dir", fresh]);
+    assert.equal(absent.code, 1, `${name}: ${absent.stdout}`);
+    assert.match(
+      absent.stderr,
+      /sdk-server restore: .*(corrupted|truncated|not gzip|not an sdk backup).*nothing was written/,
+    );
+    assert.equal(fs.existsSync(fresh), false, `${name}: the data directory was not created`);
+
+    fs.mkdirSync(fresh);
+    const empty = await restore(t, [file, "--force"], { DATA_DIR: fresh });
+    assert.equal(empty.code, 1, `${name}: ${empty.stdout}`);
+    assert.deepEqual(fs.readdirSync(fresh), [], `${name}: the empty data directory stays empty`);
+  }
+  const truncated = await restore(t, [path.join(dir, "truncated.tar.gz"), "--data-dir", path.join(dir, "t")]);
+  assert.match(truncated.stderr, /truncated/);
+
+  // A data directory in use is left exactly as it was.
+  const before = snapshot(s.dataDir);
+  const onLive = await restore(t, [path.join(dir, "flipped.tar.gz"), "--data-dir", s.dataDir, "--force"]);
+  assert.equal(onLive.code, 1);
+  assert.deepEqual(snapshot(s.dataDir), before);
+});
+
+/** Every file under a directory with its bytes, for comparing before and after. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    if (/sdk\.db(-wal|-shm)?$/.test(file)) continue; // the live database changes by itself
+    out[path.relative(dir, file)] = fs.readFileSync(file, "base64");
+  }
+  return out;
+}
+
+test("restore refuses a non-empty directory without --force; with it, replaces the contents and keeps backups/", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user("first@example.com");
+  const archive = path.join(tempDir(t, "sdk-backup-"), "b.tar.gz");
+  assert.equal((await download(s.url, admin.auth.token!.token, archive)).status, 200);
+
+  const target = tempDir(t, "sdk-restore-");
+  fs.writeFileSync(path.join(target, "sdk.db"), "an older database");
+  fs.writeFileSync(path.join(target, "sdk.db-wal"), "its write-ahead log");
+  fs.mkdirSync(path.join(target, "backups"));
+  fs.writeFileSync(path.join(target, "backups", "keep-me.tar.gz"), "a scheduled backup");
+
+  const refused = await restore(t, [archive, "--data-dir", target]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /is not empty \(it holds sdk\.db, sdk\.db-wal\).*--force/);
+  assert.equal(fs.readFileSync(path.join(target, "sdk.db"), "utf8"), "an older database");
+
+  const forced = await restore(t, [archive, "--data-dir", target, "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stdout, /replaced: sdk\.db, sdk\.db-wal/);
+  assert.deepEqual(fs.readdirSync(target).sort(), ["backups", "sdk.db", "secret.key"]);
+  assert.equal(fs.readFileSync(path.join(target, "backups", "keep-me.tar.gz"), "utf8"), "a scheduled backup");
+  const proc = await startServerProcess(t, target);
+  assert.equal((await proc.client(admin.auth.token!.token).api.listUsers())[0]?.email, "first@example.com");
+
+  const usage = await restore(t, []);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /Usage: sdk-server restore ARCHIVE \[--data-dir DIR\] \[--force\]/);
+});
+
+test("scheduled backups are written into DATA_DIR/backups/ and only the newest BACKUP_KEEP are kept", async (t) => {
+  const lines: Array<{ msg?: string; file?: string; removed?: string[] }> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n")) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  // 0.0003 h ≈ 1 s between backups.
+  const s = await startTestServer(t, {
+    env: { BACKUP_INTERVAL_HOURS: "0.0003", BACKUP_KEEP: "2" },
+    logger: pino({ level: "info" }, sink),
+  });
+  await s.user();
+  const written = () => lines.filter((l) => l.msg?.startsWith("scheduled backup written"));
+  await waitUntil(() => written().length >= 4, 60_000, "four scheduled backups");
+  await s.server.close();
+  const dir = path.join(s.dataDir, "backups");
+  const names = fs.readdirSync(dir).sort();
+  const last = written().map((l) => path.basename(l.file!));
+  assert.deepEqual(names, last.slice(-2), "the two newest are kept, nothing else is left");
+  assert.ok(
+    written().some((l) => (l.removed ?? []).length > 0),
+    "older ones were removed",
+  );
+  const manifest = await readArchive(path.join(dir, names[1]!));
+  assert.deepEqual(manifest.files.map((f) => f.path).sort(), ["sdk.db", "secret.key"]);
+});
