@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Command } from "./command.ts";
 import { login, logout, whoami } from "./commands/auth.ts";
+import { backup } from "./commands/backup.ts";
 import { build } from "./commands/build.ts";
 import { deploy } from "./commands/deploy.ts";
 import { dev } from "./commands/dev.ts";
@@ -33,6 +34,7 @@ const commands: Command[] = [
   envSet,
   envUnset,
   flash,
+  backup,
 ];
 
 const globalOptions = {

@@ -202,4 +202,40 @@ export class SdkClient {
       `${this.baseUrl} answered HTTP ${response.status} with an unexpected body`,
     );
   }
+
+  /**
+   * A backup of the whole server (admins only) as a stream, for writing to a file as it comes:
+   * `sdk-backup-<time>.tar.gz`, its file count, uncompressed size and database dialect.
+   */
+  async streamBackup(): Promise<BackupDownload> {
+    const path = endpoints.downloadBackup.path;
+    const response = await this.#send(
+      "GET",
+      path,
+      undefined,
+      undefined,
+      "application/octet-stream, application/json",
+    );
+    if (!response.ok || /json/.test(response.headers.get("content-type") ?? "") || !response.body)
+      return this.#envelope(response, path);
+    const filename = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1];
+    return {
+      filename: filename ?? "sdk-backup.tar.gz",
+      files: Number(response.headers.get("x-sdk-backup-files") ?? 0),
+      bytes: Number(response.headers.get("x-sdk-backup-bytes") ?? 0),
+      dialect: response.headers.get("x-sdk-backup-dialect") ?? "sqlite",
+      body: response.body,
+    };
+  }
+}
+
+interface BackupDownload {
+  filename: string;
+  /** Files in the archive (manifest.json aside). */
+  files: number;
+  /** Their total size before compression. */
+  bytes: number;
+  /** `postgres`: the database is not in the archive (back it up with pg_dump). */
+  dialect: string;
+  body: ReadableStream<Uint8Array>;
 }
