@@ -18,6 +18,7 @@ import {
 } from "@sdk/test-helpers";
 import pino from "pino";
 import { readArchive } from "../src/storage/backup-archive.ts";
+import { postgresUrl } from "./helpers/postgres.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
 
 const mainScript = fileURLToPath(import.meta.resolve("@sdk/server/main"));
@@ -127,14 +128,17 @@ test("a backup taken while devices write restores into a fresh directory: rows, 
     response.headers.get("content-disposition") ?? "",
     /^attachment; filename="sdk-backup-.+\.tar\.gz"$/,
   );
-  const after = await Promise.all(
-    f.loaded.map(({ device }) => highestLogged(f.member.client, f.busy.id, device.id)),
+  await waitUntil(
+    async () => {
+      for (const { device } of f.loaded)
+        if ((await highestLogged(f.member.client, f.busy.id, device.id)) > acknowledged.get(device.id)!)
+          return true;
+      return false;
+    },
+    60_000,
+    "the devices kept writing through the backup",
   );
   load.stop();
-  assert.ok(
-    after.some((n, i) => n > acknowledged.get(f.loaded[i]!.device.id)!),
-    "the devices kept writing while the backup was taken",
-  );
 
   const manifest = await readArchive(archive);
   assert.equal(manifest.dialect, "sqlite");
@@ -316,7 +320,7 @@ test("scheduled backups are written into DATA_DIR/backups/ and only the newest B
     env: { BACKUP_INTERVAL_HOURS: "0.0003", BACKUP_KEEP: "2" },
     logger: pino({ level: "info" }, sink),
   });
-  await s.user();
+  const user = await s.user();
   const written = () => lines.filter((l) => l.msg?.startsWith("scheduled backup written"));
   await waitUntil(() => written().length >= 4, 60_000, "four scheduled backups");
   await s.server.close();
@@ -330,4 +334,38 @@ test("scheduled backups are written into DATA_DIR/backups/ and only the newest B
   );
   const manifest = await readArchive(path.join(dir, names[1]!));
   assert.deepEqual(manifest.files.map((f) => f.path).sort(), ["sdk.db", "secret.key"]);
+
+  // The container's way: restore a scheduled backup from the volume into the same volume.
+  const inPlace = await restore(t, [path.join(dir, names[1]!), "--force"], { DATA_DIR: s.dataDir });
+  assert.equal(inPlace.code, 0, inPlace.stderr);
+  assert.match(inPlace.stdout, /replaced: .*sdk\.db/);
+  assert.deepEqual(fs.readdirSync(dir).sort(), names, "the scheduled backups are kept");
+  assert.deepEqual(fs.readdirSync(s.dataDir).sort(), ["backups", "sdk.db", "secret.key"]);
+  const proc = await startServerProcess(t, s.dataDir);
+  assert.equal((await proc.client(user.auth.token!.token).api.whoami()).email, user.auth.user.email);
+});
+
+test("with PostgreSQL the archive holds everything but the database, and says to use pg_dump", async (t) => {
+  const url = await postgresUrl(t);
+  if (!url) return;
+  const s = await startTestServer(t, { env: { DATABASE_URL: url } });
+  const admin = await s.user();
+  const project = await admin.client.api.createProject({ body: { name: "p" } });
+  await deployScript(t, admin.client, project.id, script);
+  const dir = tempDir(t, "sdk-backup-");
+  const archive = path.join(dir, "pg.tar.gz");
+  await download(s.url, admin.auth.token!.token, archive);
+  const manifest = await readArchive(archive);
+  assert.equal(manifest.dialect, "postgres");
+  assert.equal(manifest.database, null);
+  assert.match(manifest.note ?? "", /pg_dump/);
+  assert.ok(!manifest.files.some((f) => f.path.startsWith("sdk.db")));
+  assert.ok(manifest.files.some((f) => f.path === "secret.key"));
+  assert.ok(manifest.files.some((f) => f.path.endsWith("/script.js")));
+
+  const restored = path.join(dir, "data");
+  const result = await restore(t, [archive, "--data-dir", restored]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /PostgreSQL and not in the archive: restore it from your pg_dump/);
+  assert.equal(fs.existsSync(path.join(restored, "secret.key")), true);
 });

@@ -51,11 +51,16 @@ export function backupsService(deps: {
     async download(principal: Principal): Promise<DownloadedBackup> {
       const now = new Date(clock.now());
       const prepared = await prepare(now);
-      await bus.publish("backup.downloaded", {
-        actorId: principal.user.id,
-        files: prepared.manifest.files.length,
-        bytes: prepared.bytes,
-      });
+      try {
+        await bus.publish("backup.downloaded", {
+          actorId: principal.user.id,
+          files: prepared.manifest.files.length,
+          bytes: prepared.bytes,
+        });
+      } catch (error) {
+        await prepared.discard();
+        throw error;
+      }
       return {
         filename: backupFilename(now),
         manifest: prepared.manifest,

@@ -259,11 +259,14 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
         }
         const expected = manifest.files.find((f) => f.path === entry.path);
         if (!expected)
-          throw new ArchiveError(`the archive holds ${entry.path}, which its manifest does not list`);
-        if (seen.has(entry.path)) throw new ArchiveError(`the archive holds ${entry.path} twice`);
+          throw new ArchiveError(
+            `the archive is corrupted: it holds ${entry.path}, which its manifest does not list`,
+          );
+        if (seen.has(entry.path))
+          throw new ArchiveError(`the archive is corrupted: it holds ${entry.path} twice`);
         if (entry.size !== expected.size)
           throw new ArchiveError(
-            `${entry.path} is ${entry.size} bytes in the archive but ${expected.size} in its manifest`,
+            `the archive is corrupted: ${entry.path} is ${entry.size} bytes in it but ${expected.size} in its manifest`,
           );
         seen.add(entry.path);
         current = { expected, hash: createHash("sha256"), size: 0 };
@@ -289,7 +292,7 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
           try {
             parsed = JSON.parse(Buffer.concat(manifestBytes!).toString("utf8"));
           } catch {
-            throw new ArchiveError("the archive's manifest.json is not valid JSON");
+            throw new ArchiveError("the archive is corrupted (its manifest.json is not valid JSON)");
           }
           if (!validManifest(parsed))
             throw new ArchiveError("the archive's manifest.json is not an sdk backup manifest");
@@ -320,15 +323,16 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
     out?.destroy();
     source.destroy();
     if (error instanceof ArchiveError) throw error;
+    if ((error as Error).message?.includes("unexpected end of file"))
+      throw new ArchiveError("the archive is truncated (it ends before its last file)");
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "Z_DATA_ERROR" || code === "Z_BUF_ERROR" || code === "Z_NEED_DICT")
       throw new ArchiveError(`the archive is corrupted or not gzip-compressed (${(error as Error).message})`);
-    if ((error as Error).message?.includes("unexpected end of file"))
-      throw new ArchiveError("the archive is truncated (it ends before its last file)");
     throw error;
   }
   if (!manifest) throw new ArchiveError("this is not an sdk backup (it holds no manifest.json)");
   const missing = manifest.files.find((f) => !seen.has(f.path));
-  if (missing) throw new ArchiveError(`the archive lacks ${missing.path}, which its manifest lists`);
+  if (missing)
+    throw new ArchiveError(`the archive is incomplete: it lacks ${missing.path}, which its manifest lists`);
   return manifest;
 }

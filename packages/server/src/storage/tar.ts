@@ -71,7 +71,8 @@ function parseHeader(header: Buffer): TarEntry {
   const stored = Number.parseInt(field(header, 148, 8).trim(), 8);
   if (stored !== sum) throw new ArchiveError("the archive is corrupted (a file header's checksum is wrong)");
   const type = String.fromCharCode(header[156]!);
-  if (type !== "0" && type !== "\0") throw new ArchiveError(`the archive holds an entry of type "${type}"`);
+  if (type !== "0" && type !== "\0")
+    throw new ArchiveError(`the archive is corrupted (it holds an entry of type "${type}")`);
   const prefix = field(header, 345, 155);
   const name = field(header, 0, 100);
   const size = Number.parseInt(field(header, 124, 12).trim(), 8);
