@@ -72,82 +72,11 @@ async function main(): Promise<void> {
     });
 }
 
-const restoreUsage = `Usage: sdk-server restore ARCHIVE [--data-dir DIR] [--force]
-
-Restores a backup (from sdk backup, GET /v1/admin/backup or DATA_DIR/backups/) into a data
-directory: DIR, else DATA_DIR, else ./data. The archive's manifest and every file's SHA-256 are
-checked before anything is written. The directory must be empty (backups/ aside) unless --force
-is given: then its contents are replaced (backups/ is kept). Stop the server first.
-With PostgreSQL the archive holds no database: restore that from your pg_dump.`;
-
-/** `sdk-server restore …`: a one-shot command instead of the server. */
-async function restore(args: string[]): Promise<void> {
-  const { parseArgs } = await import("node:util");
-  let parsed: ReturnType<typeof parseRestoreArgs>;
-  function parseRestoreArgs() {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        "data-dir": { type: "string" },
-        force: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  }
-  try {
-    parsed = parseRestoreArgs();
-  } catch (error) {
-    process.stderr.write(`sdk-server restore: ${(error as Error).message}\n\n${restoreUsage}\n`);
-    process.exit(2);
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${restoreUsage}\n`);
-    return;
-  }
-  if (parsed.positionals.length !== 1) {
-    process.stderr.write(`sdk-server restore: name one archive\n\n${restoreUsage}\n`);
-    process.exit(2);
-  }
-  let dataDir = parsed.values["data-dir"];
-  if (dataDir === undefined) {
-    try {
-      dataDir = loadConfig().dataDir;
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      process.stderr.write(`sdk-server: invalid configuration: ${error.message}\n`);
-      process.exit(1);
-    }
-  }
-  const { restoreArchive, RestoreError } = await import("./storage/restore.ts");
-  const { ArchiveError } = await import("./storage/tar.ts");
-  const archive = parsed.positionals[0]!;
-  try {
-    const result = await restoreArchive(archive, dataDir, { force: parsed.values.force === true });
-    const { manifest } = result;
-    const lines = [
-      `Restored ${archive} into ${result.dataDir}`,
-      `  taken ${manifest.createdAt} by sdk-server ${manifest.serverVersion} (${manifest.dialect}); ${manifest.files.length} files verified`,
-    ];
-    if (result.replaced.length) lines.push(`  replaced: ${result.replaced.join(", ")}`);
-    if (manifest.database === null)
-      lines.push("  the database is PostgreSQL and not in the archive: restore it from your pg_dump");
-    lines.push("Start the server on it (DATA_DIR) to use it.");
-    process.stdout.write(`${lines.join("\n")}\n`);
-  } catch (error) {
-    if (error instanceof ArchiveError) {
-      process.stderr.write(`sdk-server restore: ${archive}: ${error.message}; nothing was written\n`);
-      process.exit(1);
-    }
-    if (error instanceof RestoreError) {
-      process.stderr.write(`sdk-server restore: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-}
-
-const command = process.argv[2] === "restore" ? restore(process.argv.slice(3)) : main();
+// `sdk-server restore …` is a one-shot command instead of the server.
+const command =
+  process.argv[2] === "restore"
+    ? import("./restore-command.ts").then((m) => m.restoreCommand(process.argv.slice(3)))
+    : main();
 
 command.catch((error: unknown) => {
   if (error instanceof DataDirError) {
