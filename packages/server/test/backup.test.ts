@@ -17,7 +17,8 @@ import {
   waitUntil,
 } from "@sdk/test-helpers";
 import pino from "pino";
-import { readArchive } from "../src/storage/backup-archive.ts";
+import { loadConfig } from "../src/config.ts";
+import { prepareBackup, readArchive, writeArchive } from "../src/storage/backup-archive.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
 
@@ -368,4 +369,64 @@ test("with PostgreSQL the archive holds everything but the database, and says to
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /PostgreSQL and not in the archive: restore it from your pg_dump/);
   assert.equal(fs.existsSync(path.join(restored, "secret.key")), true);
+});
+
+test("the archive keeps what matters and leaves out backups, the live database files and temp files", async (t) => {
+  const dataDir = tempDir(t, "sdk-data-");
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(dataDir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, file), text);
+  };
+  const long = `projects/${"p".repeat(60)}/deployments/${"d".repeat(60)}/${"f".repeat(90)}.js`;
+  write("secret.key", "key");
+  write(long, "a path longer than 100 bytes");
+  write("firmware/1.0.0/pico_w.uf2", "uf2");
+  write("sdk.db", "live");
+  write("sdk.db-wal", "wal");
+  write("sdk.db-shm", "shm");
+  write("backups/sdk-backup-old.tar.gz", "an older backup");
+  write("projects/x/deployments/dep.tmp/script.js", "half a deployment");
+  write("firmware/1.0.0/pico2_w.uf2.tmp", "half a firmware");
+  write(".write-check-123", "sdk");
+  const prepared = await prepareBackup({
+    dataDir,
+    dialect: "sqlite",
+    serverVersion: "9.9.9",
+    now: new Date("2026-11-24T03:00:00Z"),
+    snapshotDatabase: async (dest) => fs.writeFileSync(dest, "snapshot"),
+  });
+  const file = path.join(tempDir(t, "sdk-backup-"), "a.tar.gz");
+  await writeArchive(prepared, file);
+  const manifest = await readArchive(file);
+  assert.deepEqual(
+    manifest.files.map((f) => f.path),
+    ["sdk.db", "firmware/1.0.0/pico_w.uf2", long, "secret.key"],
+  );
+  assert.equal(manifest.serverVersion, "9.9.9");
+  assert.equal(manifest.createdAt, "2026-11-24T03:00:00.000Z");
+  const target = path.join(tempDir(t, "sdk-restore-"), "data");
+  const result = await restore(t, [file, "--data-dir", target]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /warning: the backup comes from sdk-server 9\.9\.9, newer than this one/);
+  assert.equal(fs.readFileSync(path.join(target, "sdk.db"), "utf8"), "snapshot");
+  assert.equal(fs.readFileSync(path.join(target, long), "utf8"), "a path longer than 100 bytes");
+  assert.deepEqual(
+    fs.readdirSync(path.join(dataDir, "backups")),
+    ["sdk-backup-old.tar.gz"],
+    "no staging left",
+  );
+});
+
+test("BACKUP_INTERVAL_HOURS takes decimals (0 turns scheduled backups off); BACKUP_KEEP a count", () => {
+  assert.deepEqual(loadConfig({}).backup, { intervalMs: 24 * 3_600_000, keep: 7 });
+  assert.deepEqual(loadConfig({ BACKUP_INTERVAL_HOURS: "0.5", BACKUP_KEEP: "3" }).backup, {
+    intervalMs: 1_800_000,
+    keep: 3,
+  });
+  assert.equal(loadConfig({ BACKUP_INTERVAL_HOURS: "0" }).backup.intervalMs, 0);
+  assert.throws(
+    () => loadConfig({ BACKUP_INTERVAL_HOURS: "-1" }),
+    /BACKUP_INTERVAL_HOURS must be a number of hours/,
+  );
+  assert.throws(() => loadConfig({ BACKUP_KEEP: "0" }), /BACKUP_KEEP must be a whole number from 1 to 1000/);
 });
