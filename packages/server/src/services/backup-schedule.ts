@@ -29,9 +29,9 @@ export class BackupSchedule implements Lifecycle {
   }
 
   async start(): Promise<void> {
+    await this.#backups.removeLeftovers(); // a download or backup cut off by a crash or kill
     if (this.#intervalMs <= 0) return;
     this.#stopped = false;
-    await this.#backups.removeLeftovers();
     const newest = (await this.#backups.list()).at(-1);
     const due = newest ? newest.mtimeMs + this.#intervalMs : Date.now() + this.#intervalMs;
     this.#schedule(Math.max(0, due - Date.now()));
