@@ -190,8 +190,9 @@ export function retentionService(deps: {
         stateHistoryMaxEntries: changes.stateHistoryMaxEntries ?? current.stateHistoryMaxEntries,
         stateHistoryMaxAgeDays: changes.stateHistoryMaxAgeDays ?? current.stateHistoryMaxAgeDays,
       };
-      await repo.save(projectId, rules, clock.now());
-      return view({ ...rules, updatedAt: clock.now() });
+      const now = clock.now();
+      await repo.save(projectId, rules, now);
+      return view({ ...rules, updatedAt: now });
     },
 
     /** The hourly sweep: every project's rules, then the cap, then the space given back. */
