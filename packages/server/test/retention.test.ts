@@ -8,6 +8,7 @@ import pino from "pino";
 import type { Server } from "../src/app.ts";
 import { newSortableId } from "../src/lib/ids.ts";
 import { TestClock } from "./helpers/clock.ts";
+import { postgresUrl } from "./helpers/postgres.ts";
 import { raw, startTestServer, tempDir } from "./helpers/server.ts";
 
 const code = (c: string) => (e: unknown) => e instanceof SdkApiError && e.code === c;
@@ -320,4 +321,35 @@ test("below DISK_LOW_MB the server warns once in its log and /ready says diskLow
   const ready = (await raw(`${url}/ready`)).body;
   assert.equal(ready.success, true, "still ready: writes have not failed yet");
   assert.equal(ready.result.diskLow, true);
+});
+
+test("PostgreSQL: the same rules prune the same rows, and /ready shows the database size", async (t) => {
+  const databaseUrl = await postgresUrl(t);
+  if (!databaseUrl) return;
+  const clock = new TestClock(Date.UTC(2026, 5, 1));
+  const { user, server, url } = await startTestServer(t, {
+    clock,
+    env: { DATABASE_URL: databaseUrl, RETENTION_BATCH_ROWS: "50", DATABASE_MAX_MB: "1" },
+  });
+  const { client } = await user();
+  const a = await projectWithDevice(client, "Strict");
+  const b = await projectWithDevice(client, "Defaults");
+  await client.api.setRetention({
+    params: { projectId: a.projectId },
+    body: { logMaxEntries: 10, stateHistoryMaxEntries: 3, stateHistoryMaxAgeDays: 1 },
+  });
+  const now = clock.now();
+  await addLogs(server, a.deviceId, 300, (i) => now - (300 - i) * 1000);
+  await addLogs(server, b.deviceId, 300, (i) => now - (300 - i) * 1000);
+  await addHistory(server, a.deviceId, "t", 100, (i) => now - (100 - i) * 1000);
+  await addHistory(server, b.deviceId, "t", 100, (i) => now - 2 * dayMs + i);
+  await server.services.retention.sweep();
+  assert.equal((await logsOf(server, a.deviceId)).length, 10);
+  assert.equal((await logsOf(server, b.deviceId)).length, 300);
+  assert.equal((await historyOf(server, a.deviceId, "t")).length, 3);
+  assert.equal((await historyOf(server, b.deviceId, "t")).length, 100, "B keeps 30 days");
+  const ready = (await raw(`${url}/ready`)).body.result;
+  assert.equal(ready.database, "postgres");
+  assert.ok(ready.databaseBytes > 0);
+  assert.equal(ready.databaseMaxBytes, null, "the cap is SQLite's only");
 });

@@ -26,7 +26,7 @@ export interface DiskStatus {
   dataDirFreeBytes: number | null;
   /** DATA_DIR has less than DISK_LOW_MB free: writes may soon fail. */
   diskLow: boolean;
-  /** DATABASE_MAX_MB, `null` for no cap. */
+  /** DATABASE_MAX_MB, `null` for no cap (and with PostgreSQL, where it does not apply). */
   databaseMaxBytes: number | null;
 }
 
@@ -161,7 +161,7 @@ export function retentionService(deps: {
       databaseFreeBytes: size.freeBytes,
       dataDirFreeBytes: free,
       diskLow: free !== null && config.retention.diskLowMb > 0 && free < config.retention.diskLowMb * mb,
-      databaseMaxBytes: capBytes > 0 ? capBytes : null,
+      databaseMaxBytes: capBytes > 0 && database.dialect === "sqlite" ? capBytes : null,
     };
   }
 
