@@ -2,12 +2,15 @@ import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 
 const hourMs = 60 * 60 * 1000;
 const minuteMs = 60 * 1000;
+/** The first hourly run, so a server restarted more often than hourly still sweeps. */
+const firstSweepMs = 5 * minuteMs;
 
 type Tasks = Record<string, () => Promise<unknown>>;
 
 /**
- * Housekeeping: the hourly tasks (expired sessions, retention) once an hour, the frequent ones
- * (disk space, the database's size cap) every minute. A task still running is not started again.
+ * Housekeeping: the hourly tasks (expired sessions, retention) 5 minutes after start and then once
+ * an hour, the frequent ones (disk space, the database's size cap) at start and every minute. A
+ * task still running is not started again.
  */
 export class Sweeper implements Lifecycle {
   readonly name = "sweeper";
@@ -28,13 +31,14 @@ export class Sweeper implements Lifecycle {
     this.#timers = [
       setInterval(() => void this.sweep(), hourMs),
       setInterval(() => void this.#run(this.#frequent), minuteMs),
+      setTimeout(() => void this.sweep(), firstSweepMs),
     ];
     for (const timer of this.#timers) timer.unref();
     void this.#run(this.#frequent); // a disk that is already low is said at start
   }
 
   stop(): void {
-    for (const timer of this.#timers) clearInterval(timer);
+    for (const timer of this.#timers) clearTimeout(timer);
     this.#timers = [];
   }
 
