@@ -117,7 +117,17 @@ export class SdkClient {
   }
 
   /** Readiness: `{ status: "ready", … }`; throws `SdkApiError` (503) when the database is unavailable. */
-  ready(): Promise<{ status: string; database: string }> {
+  ready(): Promise<{
+    status: string;
+    database: string;
+    /** The database's size; SQLite: its free pages not yet given back; DATA_DIR's free space. */
+    databaseBytes: number;
+    databaseFreeBytes: number;
+    dataDirFreeBytes: number | null;
+    databaseMaxBytes: number | null;
+    /** DATA_DIR has less than DISK_LOW_MB free. */
+    diskLow: boolean;
+  }> {
     return this.request("GET", "/ready");
   }
 

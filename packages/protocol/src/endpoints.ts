@@ -44,6 +44,7 @@ import {
   StateValue,
   User,
 } from "./resources.ts";
+import { Retention, SetRetentionBody } from "./retention.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Who may call an endpoint: anyone, any signed-in user, or admins only. */
@@ -449,6 +450,22 @@ export const endpoints = {
     access: "admin",
     result: BackupArchive,
     binary: "result",
+  }),
+  getRetention: endpoint({
+    method: "GET",
+    path: "/v1/projects/:projectId/retention",
+    summary: "How long the project's device logs and state history are kept",
+    access: "user",
+    result: Retention,
+  }),
+  setRetention: endpoint({
+    method: "PUT",
+    path: "/v1/projects/:projectId/retention",
+    summary:
+      "Change how long the project's device logs and state history are kept; the sweeper applies it within the hour",
+    access: "user",
+    body: SetRetentionBody,
+    result: Retention,
   }),
 } as const satisfies Record<string, Endpoint>;
 

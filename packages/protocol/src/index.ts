@@ -14,5 +14,6 @@ export * from "./manifest.ts";
 export * from "./pins.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";
+export * from "./retention.ts";
 export * from "./simulator.ts";
 export * from "./watch.ts";

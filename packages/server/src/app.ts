@@ -30,6 +30,7 @@ import { firmwareRoutes } from "./http/routes/firmware.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { projectRoutes } from "./http/routes/projects.ts";
 import type { Route } from "./http/routes/registrar.ts";
+import { retentionRoutes } from "./http/routes/retention.ts";
 import { signInLinkRoutes } from "./http/routes/sign-in-link.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
@@ -116,6 +117,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const dataDirWarning = prepareDataDir(config.dataDir);
   if (dataDirWarning) logger.warn(dataDirWarning);
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  if (database.notice) logger.warn(database.notice);
   const box = SecretBox.fromKeyFile(config.dataDir);
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
   const registry = new LocalDeviceRegistry();
@@ -190,6 +192,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     deploymentRoutes,
     firmwareRoutes,
     backupRoutes,
+    retentionRoutes,
   ]) {
     registrar(bound, services, config);
   }
@@ -206,8 +209,15 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   // so every request's audit entry is written, whether or not the server ever listens.
   services.auditLog.start();
   const sweeper = new Sweeper(
-    { session: services.auth.purgeExpiredSessions, log: services.deviceLogs.pruneByAge },
+    { session: services.auth.purgeExpiredSessions, retention: services.retention.sweep },
     (err, task) => logger.warn({ err }, `${task} sweep failed`),
+    {
+      databaseCap: services.retention.enforceCap,
+      disk: async () => {
+        const change = await services.retention.checkDisk();
+        if (change) logger[change.level](change.message);
+      },
+    },
   );
   const context: ExtensionContext = {
     bus,

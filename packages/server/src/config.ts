@@ -50,6 +50,17 @@ export interface Config {
   homeAssistant: HomeAssistantConfig | null;
   /** Scheduled backups into `<dataDir>/backups/`: every `intervalMs` (0: off), the newest `keep` kept. */
   backup: { intervalMs: number; keep: number };
+  /** Disk use: the defaults of a project's retention are `device`'s limits; these are server-wide. */
+  retention: {
+    /** Age of the oldest state history values kept (a project's default). */
+    stateHistoryMaxAgeDays: number;
+    /** Largest database in MB; the sweeper removes the oldest logs and history above it. 0: no cap. */
+    databaseMaxMb: number;
+    /** Below this many MB free in DATA_DIR the server warns (log, /ready, dashboard). 0: never. */
+    diskLowMb: number;
+    /** Rows removed by one statement of the sweeper; it yields between statements. */
+    batchRows: number;
+  };
 }
 
 export interface HomeAssistantConfig {
@@ -250,6 +261,12 @@ export function loadConfig(
     backup: {
       intervalMs: Math.round(hours(env, "BACKUP_INTERVAL_HOURS", 24, 8760) * 3_600_000),
       keep: integer(env, "BACKUP_KEEP", 7, 1, 1000),
+    },
+    retention: {
+      stateHistoryMaxAgeDays: integer(env, "STATE_HISTORY_MAX_AGE_DAYS", 30, 1, 3650),
+      databaseMaxMb: integer(env, "DATABASE_MAX_MB", 0, 0, 10_000_000),
+      diskLowMb: integer(env, "DISK_LOW_MB", 256, 0, 1_000_000_000),
+      batchRows: integer(env, "RETENTION_BATCH_ROWS", 1000, 10, 100_000),
     },
   };
 }

@@ -16,6 +16,7 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
     bundle: "export default {}",
     manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
   },
+  setRetention: { logMaxEntries: 10 },
 };
 
 const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).filter(([, e]) =>
@@ -28,6 +29,7 @@ async function snapshot(client: SdkClient, projectId: string) {
     deployments: await client.api.listDeployments({ params: { projectId } }),
     devices: await client.api.listDevices({ params: { projectId } }),
     env: await client.api.listEnvVars({ params: { projectId } }),
+    retention: await client.api.getRetention({ params: { projectId } }),
   };
 }
 

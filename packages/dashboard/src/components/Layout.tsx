@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { Link, useLocation } from "../router.tsx";
 import { useServerInfo, useSession, useUser } from "../session.tsx";
+import { DiskLowBanner } from "./DiskLowBanner.tsx";
 
 function NavLink({ to, children, current }: { to: string; children: ReactNode; current: boolean }) {
   return (
@@ -62,6 +63,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main id="main" className="main" tabIndex={-1}>
+        <DiskLowBanner />
         {children}
       </main>
       <Footer />

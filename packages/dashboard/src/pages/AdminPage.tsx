@@ -1,4 +1,5 @@
 import { AuditSection } from "../components/admin/AuditSection.tsx";
+import { DiskSection } from "../components/admin/DiskSection.tsx";
 import { UsersSection } from "../components/admin/UsersSection.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { useServerInfo, useUser } from "../session.tsx";
@@ -44,6 +45,7 @@ export function AdminPage() {
     <>
       <PageHeader title="Admin" />
       <ServerSection />
+      <DiskSection />
       <UsersSection />
       <AuditSection />
     </>

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "./migrations.ts";
@@ -16,6 +17,13 @@ export interface Database {
   dialect: Dialect;
   /** Where the data lives, for logs: a file path or a host/database. */
   location: string;
+  /**
+   * SQLite: hands up to `pages` free pages back to the filesystem (incremental vacuum), so the
+   * file shrinks after deletes. PostgreSQL: nothing (autovacuum makes the space reusable).
+   */
+  reclaimSpace(pages: number): Promise<void>;
+  /** Something the operator should know about the database file, found while opening it. */
+  notice?: string;
   close(): Promise<void>;
 }
 
@@ -27,6 +35,34 @@ export interface DatabaseOptions {
 }
 
 const INT8_OID = 20;
+
+/** An existing database up to this size switches to incremental auto-vacuum at boot (one VACUUM). */
+const vacuumAtBootMaxBytes = 64 * 1024 * 1024;
+
+/**
+ * Incremental auto-vacuum: the sweeper's `PRAGMA incremental_vacuum` hands freed pages back to
+ * the filesystem, so the file shrinks instead of only ever growing. A new database gets it before
+ * its first table; an existing one needs a full VACUUM (a rewrite: time and as much free space
+ * again), done here when the file is small and otherwise left to the operator (the returned notice).
+ */
+function useIncrementalVacuum(raw: DatabaseSync): string | undefined {
+  const mode = () => Number((raw.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum);
+  if (mode() === 2) return undefined;
+  raw.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  if (mode() === 2) return undefined; // a new, empty database
+  const pages = raw.prepare("PRAGMA page_count").get() as { page_count: number };
+  const size = raw.prepare("PRAGMA page_size").get() as { page_size: number };
+  const bytes = Number(pages.page_count) * Number(size.page_size);
+  const how = "stop the server and run `sqlite3 DATA_DIR/sdk.db 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'`";
+  if (bytes > vacuumAtBootMaxBytes)
+    return `The database (${Math.round(bytes / 1048576)} MB) does not give freed space back to the disk: ${how} once (it needs as much free space again)`;
+  try {
+    raw.exec("VACUUM");
+    return undefined;
+  } catch (error) {
+    return `Switching the database to incremental vacuum failed (${(error as Error).message}): ${how} once`;
+  }
+}
 
 function postgresPool(url: string): pg.Pool {
   return new pg.Pool({
@@ -49,6 +85,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let db: Kysely<DB>;
   let dialect: Dialect;
   let location: string;
+  let notice: string | undefined;
+  let reclaimSpace = async (_pages: number) => {};
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -61,7 +99,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     location = path.join(options.dataDir, "sdk.db");
     const sqlite = openSqlite(location, options.sqliteBusyTimeoutMs ?? 2_000);
+    notice = useIncrementalVacuum(sqlite.raw);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
+    const kysely = db;
+    // On the connection Kysely hands out one at a time, so never inside another caller's
+    // transaction; exec, because a prepared statement's single step frees only one page.
+    reclaimSpace = (pages) =>
+      kysely.connection().execute(async () => {
+        sqlite.raw.exec(`PRAGMA incremental_vacuum(${Math.max(0, Math.floor(pages))})`);
+      });
     dialect = "sqlite";
   }
   const batcher = new WriteBatcher(db);
@@ -70,6 +116,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     batcher,
     dialect,
     location,
+    reclaimSpace: (pages) => reclaimSpace(pages),
+    ...(notice ? { notice } : {}),
     close: async () => {
       await batcher.drain();
       await db.destroy();

@@ -154,6 +154,21 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0006_retention": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("projectRetention")
+        .addColumn("projectId", "text", (c) => c.primaryKey().references("projects.id").onDelete("cascade"))
+        .addColumn("logMaxEntries", "integer", (c) => c.notNull())
+        .addColumn("logMaxAgeDays", "integer", (c) => c.notNull())
+        .addColumn("stateHistoryMaxEntries", "integer", (c) => c.notNull())
+        .addColumn("stateHistoryMaxAgeDays", "integer", (c) => c.notNull())
+        .addColumn("updatedAt", "bigint", (c) => c.notNull())
+        .execute();
+      // The sweeper removes history by age, and the oldest first when the database is over its cap.
+      await db.schema.createIndex("deviceStateHistoryAt").on("deviceStateHistory").column("at").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

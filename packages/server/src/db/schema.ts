@@ -127,6 +127,15 @@ export interface FirmwareReleasesTable {
   createdAt: Millis;
 }
 
+interface ProjectRetentionTable {
+  projectId: string;
+  logMaxEntries: number;
+  logMaxAgeDays: number;
+  stateHistoryMaxEntries: number;
+  stateHistoryMaxAgeDays: number;
+  updatedAt: Millis;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -141,4 +150,5 @@ export interface DB {
   deviceStateHistory: DeviceStateHistoryTable;
   deployments: DeploymentsTable;
   firmwareReleases: FirmwareReleasesTable;
+  projectRetention: ProjectRetentionTable;
 }

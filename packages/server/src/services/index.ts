@@ -5,6 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { createRepositories } from "../repositories/index.ts";
+import { retentionRepository } from "../repositories/retention.ts";
 import { FirmwareFiles } from "../storage/firmware-files.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
 import { AuditRecorder, auditService } from "./audit.ts";
@@ -22,6 +23,7 @@ import { homeAssistantService } from "./home-assistant.ts";
 import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
+import { retentionService } from "./retention.ts";
 import { scriptHostService } from "./script-host.ts";
 import { usersService } from "./users.ts";
 import { watchService } from "./watch.ts";
@@ -75,6 +77,13 @@ export function createServices({
     scriptRoom: (projectId) => scripts.waitForRoom(projectId),
   });
   const envVars = envVarsService({ repos, box, bus, clock });
+  const retention = retentionService({
+    repos,
+    retention: retentionRepository(database.db, database.dialect),
+    database,
+    config,
+    clock,
+  });
   const scripts = scriptHostService({
     repos,
     bus,
@@ -123,8 +132,9 @@ export function createServices({
     envVars,
     firmware,
     homeAssistant: homeAssistantService({ repos, config: config.homeAssistant }),
-    readiness: readinessService({ repos, clock, dialect: database.dialect }),
     backups: backupsService({ dataDir: config.dataDir, database, bus, clock, version }),
+    readiness: readinessService({ repos, clock, dialect: database.dialect, disk: retention.diskStatus }),
+    retention,
   };
 }
 export type Services = ReturnType<typeof createServices>;
