@@ -15,4 +15,5 @@ export * from "./pins.ts";
 export * from "./requests.ts";
 export * from "./resources.ts";
 export * from "./simulator.ts";
+export * from "./tags.ts";
 export * from "./watch.ts";

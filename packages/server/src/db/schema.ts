@@ -127,6 +127,12 @@ export interface FirmwareReleasesTable {
   createdAt: Millis;
 }
 
+interface DeviceTagsTable {
+  deviceId: string;
+  projectId: string;
+  tag: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -141,4 +147,5 @@ export interface DB {
   deviceStateHistory: DeviceStateHistoryTable;
   deployments: DeploymentsTable;
   firmwareReleases: FirmwareReleasesTable;
+  deviceTags: DeviceTagsTable;
 }

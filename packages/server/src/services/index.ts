@@ -22,6 +22,7 @@ import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
 import { scriptHostService } from "./script-host.ts";
+import { tagActionsService } from "./tag-actions.ts";
 import { usersService } from "./users.ts";
 import { watchService } from "./watch.ts";
 
@@ -123,6 +124,7 @@ export function createServices({
     firmware,
     homeAssistant: homeAssistantService({ repos, config: config.homeAssistant }),
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
+    tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
   };
 }
 export type Services = ReturnType<typeof createServices>;
