@@ -6,6 +6,7 @@ import { login, logout, whoami } from "./commands/auth.ts";
 import { build } from "./commands/build.ts";
 import { deploy } from "./commands/deploy.ts";
 import { dev } from "./commands/dev.ts";
+import { devicesCreate, devicesList, devicesTag } from "./commands/devices.ts";
 import { envList, envSet, envUnset } from "./commands/env.ts";
 import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
@@ -33,6 +34,9 @@ const commands: Command[] = [
   envSet,
   envUnset,
   flash,
+  devicesList,
+  devicesTag,
+  devicesCreate,
 ];
 
 const globalOptions = {
