@@ -201,6 +201,7 @@ test("a message to a tag reaches each tagged device's script; offline devices ar
     s.project.id,
     `import { DeviceScript } from "@sdk/device";
 export default class S extends DeviceScript {
+  onDeviceConnect() { console.log("script up"); }
   onMessage(msg: { type: string; level?: number }) { console.log("got " + msg.type + " " + msg.level); }
 }`,
   );
@@ -209,6 +210,12 @@ export default class S extends DeviceScript {
   const offline = await s.addDevice("away");
   const other = await s.runningDevice();
   for (const d of [one, two, offline]) await s.tag(d.device.id, ["hall"]);
+  for (const d of [one, two, other])
+    await waitUntil(
+      async () => (await s.logs(d.device.id)).includes("script up"),
+      15_000,
+      "the script running",
+    );
 
   const outcome = await s.client.api.sendTagMessage({
     params: { projectId: s.project.id },
@@ -287,10 +294,7 @@ test("bulk creation: all or nothing with every bad row named; credentials work f
     params: { projectId: s.project.id },
     query: { tag: "shelf" },
   });
-  assert.deepEqual(
-    listed.map((d) => d.name),
-    ["shelf-1", "shelf-2"],
-  );
+  assert.deepEqual(listed.map((d) => d.name).sort(), ["shelf-1", "shelf-2"]);
 
   const sim = simulatedBoard(t, new URL(s.url).host, made.devices[0]!.credentials);
   sim.start();
