@@ -7,6 +7,7 @@ import { backup } from "./commands/backup.ts";
 import { build } from "./commands/build.ts";
 import { deploy } from "./commands/deploy.ts";
 import { dev } from "./commands/dev.ts";
+import { devicesCreate, devicesList, devicesTag } from "./commands/devices.ts";
 import { envList, envSet, envUnset } from "./commands/env.ts";
 import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
@@ -35,6 +36,9 @@ const commands: Command[] = [
   envUnset,
   flash,
   backup,
+  devicesList,
+  devicesTag,
+  devicesCreate,
 ];
 
 const globalOptions = {

@@ -93,6 +93,8 @@ export function watchDevice(
 export interface ProjectWatchFilters {
   devices?: string[];
   events?: ProjectWatchKind[];
+  /** Only devices with at least one of these tags; the stream follows tag changes (`device_tags`). */
+  tags?: string[];
 }
 
 /**
@@ -108,6 +110,7 @@ export function watchProject(
   const query = new URLSearchParams();
   if (options.devices) query.set("devices", options.devices.join(","));
   if (options.events) query.set("events", options.events.join(","));
+  if (options.tags) query.set("tags", options.tags.join(","));
   const search = query.size > 0 ? `?${query}` : "";
   return openWatch(baseUrl, `/v1/projects/${encodeURIComponent(projectId)}/watch${search}`, token, options);
 }

@@ -74,3 +74,55 @@ test("watchProject: filters, a device created later, a reconnect with a fresh sn
   await sleep(1_500); // longer than the first retry would wait
   assert.equal(opens, opened, "no reconnect after 4004");
 });
+
+test("watchProject: a tags filter reaches the server; a device that gains the tag joins with device_tags", async (t) => {
+  const server = await startServer();
+  t.after(() => server.dispose());
+  const auth = await new SdkClient({ baseUrl: server.url }).api.register({
+    body: { email: "tagger@example.com", password: "correct horse battery", issueToken: true },
+  });
+  const client = new SdkClient({ baseUrl: server.url, token: auth.token!.token });
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const make = (name: string) =>
+    client.api.createDevice({ params: { projectId: project.id }, body: { name, board: "pico_w" } });
+  const tagged = await make("tagged");
+  const plain = await make("plain");
+  await client.api.setDeviceTags({
+    params: { projectId: project.id, deviceId: tagged.device.id },
+    body: { tags: ["hall"] },
+  });
+
+  const events: ProjectWatchEvent[] = [];
+  let changed = () => {};
+  const until = (what: string, done: () => boolean, ms = 20_000) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+      changed = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      changed();
+    });
+  const handle = watchProject(server.url, client.token, project.id, {
+    tags: ["hall"],
+    onEvent: (event) => {
+      events.push(event);
+      changed();
+    },
+  });
+  t.after(() => handle.stop());
+  await until("the snapshot", () => events.some((e) => e.type === "snapshot"));
+  const snapshot = events[0] as Extract<ProjectWatchEvent, { type: "snapshot" }>;
+  assert.deepEqual(
+    snapshot.devices.map((d) => d.device.id),
+    [tagged.device.id],
+  );
+  await client.api.addDeviceTags({
+    params: { projectId: project.id, deviceId: plain.device.id },
+    body: { tags: ["hall"] },
+  });
+  await until("device_tags", () =>
+    events.some((e) => e.type === "device_tags" && e.deviceId === plain.device.id),
+  );
+});

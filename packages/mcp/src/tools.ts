@@ -93,13 +93,16 @@ export const tools = {
   },
   list_devices: {
     description:
-      "List the devices of a project with their status (online/offline), board and last-seen time.",
+      "List the devices of a project with their status (online/offline), board, last-seen time and tags.",
     input: { projectId: ProjectId },
     async run(ctx: ToolContext, args: { projectId: string }) {
       const devices = await (await client(ctx)).api.listDevices({ params: { projectId: args.projectId } });
       const text = devices.length
         ? devices
-            .map((d) => `${d.id}  ${d.name}  ${d.board}  ${d.status}  last seen ${d.lastSeenAt ?? "never"}`)
+            .map(
+              (d) =>
+                `${d.id}  ${d.name}  ${d.board}  ${d.status}  last seen ${d.lastSeenAt ?? "never"}${d.tags.length ? `  tags ${d.tags.join(" ")}` : ""}`,
+            )
             .join("\n")
         : "The project has no devices.";
       return ok(text, { devices });

@@ -45,6 +45,17 @@ import {
   User,
 } from "./resources.ts";
 import { Retention, SetRetentionBody } from "./retention.ts";
+import {
+  AddTagsBody,
+  CreateDevicesBody,
+  CreatedDevices,
+  ListDevicesQuery,
+  SetTagsBody,
+  TagCommandBody,
+  TagCommandOutcome,
+  TagMessageBody,
+  TagMessageOutcome,
+} from "./tags.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Who may call an endpoint: anyone, any signed-in user, or admins only. */
@@ -243,8 +254,9 @@ export const endpoints = {
   listDevices: endpoint({
     method: "GET",
     path: "/v1/projects/:projectId/devices",
-    summary: "Devices of a project",
+    summary: "Devices of a project (with `?tag=`: only those with that tag)",
     access: "user",
+    query: ListDevicesQuery,
     result: z.array(Device),
   }),
   createDevice: endpoint({
@@ -466,6 +478,57 @@ export const endpoints = {
     access: "user",
     body: SetRetentionBody,
     result: Retention,
+  }),
+  // ── device tags and actions on every device with a tag ─────────────────────────────────────
+  setDeviceTags: endpoint({
+    method: "PUT",
+    path: "/v1/projects/:projectId/devices/:deviceId/tags",
+    summary: "Replace a device's tags",
+    access: "user",
+    body: SetTagsBody,
+    result: Device,
+  }),
+  addDeviceTags: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/devices/:deviceId/tags",
+    summary: "Add tags to a device (tags it already has are kept)",
+    access: "user",
+    body: AddTagsBody,
+    result: Device,
+  }),
+  removeDeviceTag: endpoint({
+    method: "DELETE",
+    path: "/v1/projects/:projectId/devices/:deviceId/tags/:tag",
+    summary: "Remove one tag from a device (removing a tag it does not have is not an error)",
+    access: "user",
+    result: Device,
+  }),
+  sendTagCommand: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/commands",
+    summary:
+      "Send one command to every device with a tag (8 at a time, within an overall timeout); one answer per device",
+    access: "user",
+    body: TagCommandBody,
+    result: TagCommandOutcome,
+  }),
+  sendTagMessage: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/messages",
+    summary: "Send a message to the script of every device with a tag; one outcome per device",
+    access: "user",
+    body: TagMessageBody,
+    result: TagMessageOutcome,
+  }),
+  createDevices: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/devices/bulk",
+    summary:
+      "Add many devices at once (name, board, tags each): all or none; their credentials are returned only this once",
+    access: "user",
+    body: CreateDevicesBody,
+    result: CreatedDevices,
+    status: 201,
   }),
 } as const satisfies Record<string, Endpoint>;
 

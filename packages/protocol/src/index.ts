@@ -16,4 +16,5 @@ export * from "./requests.ts";
 export * from "./resources.ts";
 export * from "./retention.ts";
 export * from "./simulator.ts";
+export * from "./tags.ts";
 export * from "./watch.ts";

@@ -46,6 +46,7 @@ export const Device = z.object({
     ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  tags: z.array(z.string()).describe("The device's tags, sorted (see docs/api.md, Device tags)."),
 });
 export type Device = z.infer<typeof Device>;
 

@@ -3,6 +3,7 @@ import { Board, ConnectionState } from "./fields.ts";
 import { idPattern, idPrefixes } from "./ids.ts";
 import { PinState } from "./pins.ts";
 import { Device, LogEntry, StateValue } from "./resources.ts";
+import { Tag, tagLimits } from "./tags.ts";
 
 /**
  * The watch WebSocket (`/v1/projects/:projectId/devices/:deviceId/watch`): server → watcher JSON
@@ -114,6 +115,11 @@ export const ProjectWatchQuery = z.strictObject({
     .describe(
       "Only these event kinds (comma-separated: status, log, state, pins; default status, log, state).",
     ),
+  tags: commaList(Tag, tagLimits.perDevice)
+    .optional()
+    .describe(
+      "Only devices with at least one of these tags (comma-separated). The filter follows tag changes: a device that gains a tag joins the stream with a `device_tags` event, one that loses it leaves after its `device_tags` event.",
+    ),
 });
 export type ProjectWatchQuery = z.output<typeof ProjectWatchQuery>;
 
@@ -132,6 +138,7 @@ export const DeviceCreatedEvent = z.object({
   ...ofDevice,
   name: z.string(),
   board: Board,
+  tags: z.array(z.string()).optional().describe("Its tags, when it was created with some"),
 });
 /** A device of the project was renamed. */
 export const DeviceRenamedEvent = z.object({
@@ -139,6 +146,16 @@ export const DeviceRenamedEvent = z.object({
   ...base,
   ...ofDevice,
   name: z.string(),
+});
+/**
+ * A device's tags changed (to `tags`). With a `tags` filter: sent when a device joins the stream
+ * (it gained a matching tag) and when it leaves it (it lost the last one); no events for it follow then.
+ */
+export const DeviceTagsEvent = z.object({
+  type: z.literal("device_tags"),
+  ...base,
+  ...ofDevice,
+  tags: z.array(z.string()),
 });
 /** A device of the project was deleted: no more events for it follow. */
 export const DeviceDeletedEvent = z.object({ type: z.literal("device_deleted"), ...base, ...ofDevice });
@@ -152,6 +169,7 @@ export const ProjectWatchEvent = z.discriminatedUnion("type", [
   DeviceCreatedEvent,
   DeviceRenamedEvent,
   DeviceDeletedEvent,
+  DeviceTagsEvent,
   LaggedEvent,
 ]);
 export type ProjectWatchEvent = z.infer<typeof ProjectWatchEvent>;

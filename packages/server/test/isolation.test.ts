@@ -17,6 +17,11 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
     manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
   },
   setRetention: { logMaxEntries: 10 },
+  setDeviceTags: { tags: ["stolen"] },
+  addDeviceTags: { tags: ["stolen"] },
+  sendTagCommand: { tag: "all", type: "gpio_write", args: { pin: 2, value: 1 } },
+  sendTagMessage: { tag: "all", message: { type: "hello" } },
+  createDevices: { devices: [{ name: "intruder", board: "pico_w" }] },
 };
 
 const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).filter(([, e]) =>
@@ -59,6 +64,7 @@ test("every project-scoped endpoint answers 404 to another user and changes noth
     name: "SECRET",
     entityId: "temperature",
     deploymentId: deployment.id,
+    tag: "all",
   };
 
   for (const [name, spec] of projectScoped) {

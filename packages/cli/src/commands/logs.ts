@@ -1,5 +1,5 @@
 import { type SdkClient, watchProject } from "@sdk/client";
-import { type LogEntry, pageLimits, watchCloseCodes } from "@sdk/protocol";
+import { type LogEntry, pageLimits, tagPattern, watchCloseCodes } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { UsageError } from "../errors.ts";
@@ -31,12 +31,18 @@ async function recent(
 export const logs: Command = {
   name: "logs",
   summary: "Recent logs of the project's devices; --tail keeps streaming",
-  usage: "sdk logs [--device dev_…] [--limit N] [--tail] [--project prj_…] [--json]",
+  usage: "sdk logs [--device dev_…] [--tag TAG] [--limit N] [--tail] [--project prj_…] [--json]",
   details:
-    "Shows the newest entries, oldest first. With --tail it then streams new entries of every device of the project, devices added later included, over the project watch WebSocket, and reconnects when the connection drops; stop with Ctrl-C. With --json: one JSON document, or with --tail one JSON object per line (NDJSON).",
-  options: { device: { type: "string" }, limit: { type: "string" }, tail: { type: "boolean", short: "f" } },
+    "Shows the newest entries, oldest first. With --tail it then streams new entries of every device of the project, devices added later included, over the project watch WebSocket, and reconnects when the connection drops; stop with Ctrl-C. With --tag, only devices with that tag: with --tail a device that gets the tag while streaming joins, and one that loses it leaves. With --json: one JSON document, or with --tail one JSON object per line (NDJSON).",
+  options: {
+    device: { type: "string" },
+    tag: { type: "string" },
+    limit: { type: "string" },
+    tail: { type: "boolean", short: "f" },
+  },
   optionHelp: [
     "--device <id>    one device only (default: every device of the project, with --tail also those added later)",
+    "--tag <tag>      only devices with this tag (with --tail: following tag changes)",
     `--limit <n>      how many recent entries (default 50, at most ${pageLimits.max})`,
     "--tail, -f       keep streaming new entries",
   ],
@@ -45,11 +51,17 @@ export const logs: Command = {
     const limit = values.limit === undefined ? 50 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > pageLimits.max)
       throw new UsageError(`--limit must be a number from 1 to ${pageLimits.max}`, "logs");
+    const tag = values.tag as string | undefined;
+    if (tag !== undefined && !tagPattern.test(tag))
+      throw new UsageError(`"${tag}" is not a valid tag (lowercase letters, digits, - and _)`, "logs");
+    if (tag !== undefined && values.device) throw new UsageError("Give --device or --tag, not both", "logs");
     const { client, host } = await connect(g);
     const id = await projectId(g);
     const deviceIds = values.device
       ? [(await client.api.getDevice({ params: { projectId: id, deviceId: values.device as string } })).id]
-      : (await client.api.listDevices({ params: { projectId: id } })).map((d) => d.id);
+      : (await client.api.listDevices({ params: { projectId: id }, ...(tag ? { query: { tag } } : {}) })).map(
+          (d) => d.id,
+        );
     const lines = await recent(client, id, deviceIds, limit);
     const many = deviceIds.length > 1;
     if (!values.tail) {
@@ -68,6 +80,7 @@ export const logs: Command = {
     const handle = watchProject(host, client.token, id, {
       events: ["log"],
       ...(values.device ? { devices: deviceIds } : {}),
+      ...(tag ? { tags: [tag] } : {}),
       onEvent(event) {
         if (event.type === "snapshot") {
           for (const { device } of event.devices) known.add(device.id);
@@ -79,7 +92,9 @@ export const logs: Command = {
             g.out.dim(
               values.device
                 ? `Streaming logs of 1 device (Ctrl-C to stop)`
-                : `Streaming logs of ${n} device${n === 1 ? "" : "s"}, and of devices added later (Ctrl-C to stop)`,
+                : tag
+                  ? `Streaming logs of ${n} device${n === 1 ? "" : "s"} tagged ${tag}, and of devices tagged later (Ctrl-C to stop)`
+                  : `Streaming logs of ${n} device${n === 1 ? "" : "s"}, and of devices added later (Ctrl-C to stop)`,
             ),
           );
           return;
@@ -87,6 +102,17 @@ export const logs: Command = {
         if (event.type === "device_created") {
           known.add(event.deviceId);
           g.out.info(g.out.dim(`New device ${event.name} (${event.deviceId}): streaming its logs too`));
+          return;
+        }
+        if (event.type === "device_tags") {
+          if (!tag) return;
+          if (event.tags.includes(tag)) {
+            if (!known.has(event.deviceId))
+              g.out.info(g.out.dim(`Device ${event.deviceId} was tagged ${tag}: streaming its logs too`));
+            known.add(event.deviceId);
+          } else if (known.delete(event.deviceId)) {
+            g.out.info(g.out.dim(`Device ${event.deviceId} lost the tag ${tag}: no more of its logs`));
+          }
           return;
         }
         if (event.type === "device_deleted") {

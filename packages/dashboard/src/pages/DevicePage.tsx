@@ -13,6 +13,7 @@ import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Loading } from "../components/Feedback.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { boardNames } from "../components/project/DeviceRow.tsx";
+import { DeviceTagsEditor } from "../components/project/DeviceTags.tsx";
 import { StatusBadge } from "../components/StatusBadge.tsx";
 import { RelativeTime } from "../components/Time.tsx";
 import { useLiveDevice } from "../hooks/useLiveDevice.ts";
@@ -130,6 +131,7 @@ export function DevicePage({ projectId, deviceId }: { projectId: string; deviceI
             />
           )}
         </section>
+        <DeviceTagsEditor projectId={projectId} device={device} />
         <MessageForm projectId={projectId} deviceId={deviceId} />
         <PinsPanel pins={live.pins} online={device.status === "online"} />
         <CommandForm projectId={projectId} deviceId={deviceId} />

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { deviceTagsMigration } from "./migration-device-tags.ts";
 
 // One list of migrations for both dialects: only column types both understand (text, bigint).
 // Names are camelCase here; the CamelCasePlugin turns them into snake_case columns.
@@ -169,6 +170,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("deviceStateHistoryAt").on("deviceStateHistory").column("at").execute();
     },
   },
+  "0007_device_tags": deviceTagsMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -136,6 +136,12 @@ interface ProjectRetentionTable {
   updatedAt: Millis;
 }
 
+interface DeviceTagsTable {
+  deviceId: string;
+  projectId: string;
+  tag: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -151,4 +157,5 @@ export interface DB {
   deployments: DeploymentsTable;
   firmwareReleases: FirmwareReleasesTable;
   projectRetention: ProjectRetentionTable;
+  deviceTags: DeviceTagsTable;
 }

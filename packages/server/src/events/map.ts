@@ -31,12 +31,15 @@ export interface ServerEvents {
   "device.message": OfDevice & { message: { type: string } & Record<string, unknown> };
 
   // ── devices ──────────────────────────────────────────────────────────────────────────────────
-  "device.created": OfDevice & ByActor & { name: string; board: Board };
+  /** `tags`: when it was created with some (bulk provisioning). */
+  "device.created": OfDevice & ByActor & { name: string; board: Board; tags?: string[] };
   "device.renamed": OfDevice & ByActor & { name: string };
   /** The device no longer exists: its connection and its watchers close. `cause` is what was deleted. */
   "device.deleted": OfDevice & ByActor & { cause: "device" | "project" | "user" };
   /** A new secret: the old one stops working and the live connection closes. */
   "device.credentials_rotated": OfDevice & ByActor;
+  /** The device's tags are now `tags` (sorted); `added` and `removed` say what changed. */
+  "device.tags_changed": OfDevice & ByActor & { tags: string[]; added: string[]; removed: string[] };
 
   // ── projects, their env vars and deployments ────────────────────────────────────────────────
   "project.created": ByActor & { projectId: string; name: string };

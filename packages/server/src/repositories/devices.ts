@@ -27,8 +27,21 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       .where("projectId", "in", visibleProjectIds(db, viewer));
 
   return {
-    list: (viewer: Viewer, projectId: string) =>
-      scoped(viewer, projectId).orderBy("createdAt").orderBy("id").execute(),
+    /** `tag`: only the devices with this tag. */
+    list: (viewer: Viewer, projectId: string, tag?: string) => {
+      let query = scoped(viewer, projectId);
+      if (tag !== undefined)
+        query = query.where(
+          "id",
+          "in",
+          db
+            .selectFrom("deviceTags")
+            .select("deviceTags.deviceId")
+            .where("deviceTags.projectId", "=", projectId)
+            .where("deviceTags.tag", "=", tag),
+        );
+      return query.orderBy("createdAt").orderBy("id").execute();
+    },
     find: (viewer: Viewer, projectId: string, id: string) =>
       scoped(viewer, projectId).where("id", "=", id).executeTakeFirst(),
     /** For the Home Assistant bridge (no viewer): the devices of a project. */
@@ -57,6 +70,18 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
+    /** Many devices with their tags in one transaction: all are added or none. */
+    insertMany: (rows: (Omit<Selectable<DevicesTable>, "status"> & { tags: string[] })[]) =>
+      db.transaction().execute(async (tx) => {
+        for (const { tags, ...row } of rows) {
+          await tx.insertInto("devices").values(row).execute();
+          if (tags.length > 0)
+            await tx
+              .insertInto("deviceTags")
+              .values(tags.map((tag) => ({ deviceId: row.id, projectId: row.projectId, tag })))
+              .execute();
+        }
+      }),
     /** For the device socket: the device behind a connection attempt, by id alone. */
     findForAuth: (id: string) =>
       db

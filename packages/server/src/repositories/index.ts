@@ -6,6 +6,7 @@ import { auditLogRepository } from "./audit-log.ts";
 import { deploymentsRepository } from "./deployments.ts";
 import { deviceLogsRepository } from "./device-logs.ts";
 import { deviceStateRepository } from "./device-state.ts";
+import { deviceTagsRepository } from "./device-tags.ts";
 import { devicesRepository } from "./devices.ts";
 import { envVarsRepository } from "./env-vars.ts";
 import { firmwareRepository } from "./firmware.ts";
@@ -31,6 +32,7 @@ export function createRepositories(db: Kysely<DB>, batcher: WriteBatcher) {
     deviceState: deviceStateRepository(db, batcher),
     deployments: deploymentsRepository(db),
     firmware: firmwareRepository(db),
+    deviceTags: deviceTagsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

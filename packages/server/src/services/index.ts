@@ -25,6 +25,7 @@ import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
 import { retentionService } from "./retention.ts";
 import { scriptHostService } from "./script-host.ts";
+import { tagActionsService } from "./tag-actions.ts";
 import { usersService } from "./users.ts";
 import { watchService } from "./watch.ts";
 
@@ -135,6 +136,7 @@ export function createServices({
     backups: backupsService({ dataDir: config.dataDir, database, bus, clock, version }),
     readiness: readinessService({ repos, clock, dialect: database.dialect, disk: retention.diskStatus }),
     retention,
+    tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

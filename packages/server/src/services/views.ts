@@ -47,7 +47,7 @@ const firmwareUpdate = (running: string | null, newest: string | null) =>
   running !== null && newest !== null && (compareFirmwareVersions(newest, running) ?? 0) > 0 ? newest : null;
 
 /** `newestFirmware`: the newest release's version (FirmwareService.newestVersion). */
-export const deviceView = (d: DeviceRow, newestFirmware: string | null): Device => ({
+export const deviceView = (d: DeviceRow, newestFirmware: string | null, tags: string[] = []): Device => ({
   id: d.id,
   projectId: d.projectId,
   name: d.name,
@@ -58,6 +58,7 @@ export const deviceView = (d: DeviceRow, newestFirmware: string | null): Device 
   firmwareUpdate: firmwareUpdate(d.firmwareVersion, newestFirmware),
   createdAt: iso(d.createdAt),
   updatedAt: iso(d.updatedAt),
+  tags,
 });
 
 export const auditView = (a: AuditRow): AuditEntry => ({

@@ -15,11 +15,20 @@ export type ProjectEvent =
 export function watchService(deps: { devices: DevicesService; state: DeviceStateService; bus: EventBus }) {
   const { devices, state, bus } = deps;
 
-  /** The project's devices, only `only` when given; throws `not_found` for one that is not there. */
-  async function selected(principal: Principal, projectId: string, only?: string[]): Promise<Device[]> {
-    const all = await devices.list(principal, projectId);
+  /**
+   * The project's devices, only `only` when given (throws `not_found` for one that is not there),
+   * only those with at least one of `tags` when given.
+   */
+  async function selected(
+    principal: Principal,
+    projectId: string,
+    only?: string[],
+    tags?: string[],
+  ): Promise<Device[]> {
+    const listed = await devices.list(principal, projectId);
+    const all = tags ? listed.filter((d) => d.tags.some((t) => tags.includes(t))) : listed;
     if (!only) return all;
-    const known = new Set(all.map((d) => d.id));
+    const known = new Set(listed.map((d) => d.id));
     const missing = only.filter((id) => !known.has(id));
     if (missing.length > 0)
       throw new AppError("not_found", `No such device in this project: ${missing.join(", ")}`);
@@ -51,8 +60,9 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
       principal: Principal,
       projectId: string,
       only?: string[],
+      tags?: string[],
     ): Promise<{ device: Device; state: StateValue[] }[]> {
-      const list = await selected(principal, projectId, only);
+      const list = await selected(principal, projectId, only, tags);
       return Promise.all(
         list.map(async (device) => ({
           device,

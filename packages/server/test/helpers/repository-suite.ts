@@ -39,6 +39,7 @@ export const expectedSchema: Record<string, string[]> = {
   device_logs: ["id", "device_id", "at", "level", "source", "message"],
   device_state: ["device_id", "entity_id", "value", "updated_at"],
   device_state_history: ["id", "device_id", "entity_id", "value", "at"],
+  device_tags: ["device_id", "project_id", "tag"],
   devices: [
     "id",
     "project_id",

@@ -5,6 +5,7 @@ import { Link, paths } from "../../router.tsx";
 import { ConfirmButton } from "../ConfirmButton.tsx";
 import { StatusBadge } from "../StatusBadge.tsx";
 import { RelativeTime } from "../Time.tsx";
+import { TagPills } from "./DeviceTags.tsx";
 
 export const boardNames: Record<Board, string> = { pico_w: "Pico W", pico2_w: "Pico 2 W" };
 
@@ -31,6 +32,7 @@ export function DeviceRow({
         <span className="muted small block">
           {boardNames[device.board]} · <code>{id}</code>
         </span>
+        <TagPills tags={device.tags} />
       </td>
       <td data-label="Status">
         <span aria-live="polite" data-testid="device-status">

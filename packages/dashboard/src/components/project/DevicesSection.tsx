@@ -7,6 +7,7 @@ import { Form } from "../Form.tsx";
 import { ListSection } from "../ListSection.tsx";
 import { DeviceCredentials } from "./DeviceCredentials.tsx";
 import { boardNames, DeviceRow } from "./DeviceRow.tsx";
+import { TagFilter } from "./DeviceTags.tsx";
 import { useLiveDevices } from "./useLiveDevices.ts";
 
 const boardOptions = Object.entries(boardNames).map(([value, label]) => ({ value, label }));
@@ -56,6 +57,7 @@ interface Shown {
 export function DevicesSection({ projectId }: { projectId: string }) {
   const devices = useLoad(() => api.listDevices({ params: { projectId } }), [projectId]);
   const [shown, setShown] = useState<Shown | null>(null);
+  const [tag, setTag] = useState("");
   const { setData } = devices;
   const watch = useLiveDevices(projectId, setData);
   const onGone = useCallback(
@@ -94,29 +96,33 @@ export function DevicesSection({ projectId }: { projectId: string }) {
       }
     >
       {(list) => (
-        <DataTable
-          caption="Devices of this project, with live status"
-          columns={["Device", "Status", "Last seen", "Firmware"]}
-          actions
-        >
-          {[...list]
-            .sort((a, b) => a.name.localeCompare(b.name))
-            .map((device) => (
-              <DeviceRow
-                key={device.id}
-                device={device}
-                watch={watch}
-                onGone={onGone}
-                onRotated={(d, secret) =>
-                  setShown({
-                    deviceName: d.name,
-                    credentials: { deviceId: d.id, secret },
-                    rotated: true,
-                  })
-                }
-              />
-            ))}
-        </DataTable>
+        <>
+          <TagFilter devices={list} value={tag} onChange={setTag} />
+          <DataTable
+            caption="Devices of this project, with live status"
+            columns={["Device", "Status", "Last seen", "Firmware"]}
+            actions
+          >
+            {list
+              .filter((d) => tag === "" || d.tags.includes(tag))
+              .sort((a, b) => a.name.localeCompare(b.name))
+              .map((device) => (
+                <DeviceRow
+                  key={device.id}
+                  device={device}
+                  watch={watch}
+                  onGone={onGone}
+                  onRotated={(d, secret) =>
+                    setShown({
+                      deviceName: d.name,
+                      credentials: { deviceId: d.id, secret },
+                      rotated: true,
+                    })
+                  }
+                />
+              ))}
+          </DataTable>
+        </>
       )}
     </ListSection>
   );

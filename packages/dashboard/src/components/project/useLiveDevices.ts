@@ -45,6 +45,9 @@ export function useLiveDevices(
       case "device_renamed":
         setDevices((list) => list.map((d) => (d.id === event.deviceId ? { ...d, name: event.name } : d)));
         return;
+      case "device_tags":
+        setDevices((list) => list.map((d) => (d.id === event.deviceId ? { ...d, tags: event.tags } : d)));
+        return;
       case "device_deleted":
         deleted.current.add(event.deviceId);
         setDevices((list) => list.filter((d) => d.id !== event.deviceId));

@@ -1,0 +1,185 @@
+import fs from "node:fs";
+import path from "node:path";
+import { SdkApiError, type SdkClient } from "@sdk/client";
+import { bulkDeviceLimits, type Device, tagLimits, tagPattern } from "@sdk/protocol";
+import type { Command } from "../command.ts";
+import { connect, projectId } from "../context.ts";
+import { formatCredentials, parseDeviceFile } from "../device-file.ts";
+import { CliError, reasonOf, UsageError } from "../errors.ts";
+import { localTime } from "../output.ts";
+
+const tagRule = `tags are 1–${tagLimits.maxLength} lowercase letters, digits, - or _, starting with a letter or digit; at most ${tagLimits.perDevice} per device`;
+
+function checkTag(tag: string, command: string): string {
+  if (!tagPattern.test(tag)) throw new UsageError(`"${tag}" is not a valid tag: ${tagRule}`, command);
+  return tag;
+}
+
+/** A device named by id (dev_…) or by its exact name in the project. */
+async function findDevice(client: SdkClient, projectId: string, ref: string): Promise<Device> {
+  if (/^dev_/.test(ref)) return client.api.getDevice({ params: { projectId, deviceId: ref } });
+  const matches = (await client.api.listDevices({ params: { projectId } })).filter((d) => d.name === ref);
+  if (matches.length === 0) throw new CliError(`No device named "${ref}" in this project`);
+  if (matches.length > 1)
+    throw new CliError(
+      `${matches.length} devices are named "${ref}": use the id (${matches.map((d) => d.id).join(", ")})`,
+    );
+  return matches[0]!;
+}
+
+export const devicesList: Command = {
+  name: "devices list",
+  summary: "List the project's devices with their status and tags",
+  usage: "sdk devices list [--tag TAG] [--project prj_…] [--json]",
+  details: "With --tag, only the devices that have that tag.",
+  options: { tag: { type: "string" } },
+  optionHelp: ["--tag <tag>      only devices with this tag"],
+  json: true,
+  async run({ values, g }) {
+    const tag = values.tag === undefined ? undefined : checkTag(values.tag as string, "devices list");
+    const { client } = await connect(g);
+    const id = await projectId(g);
+    const devices = await client.api.listDevices({
+      params: { projectId: id },
+      ...(tag ? { query: { tag } } : {}),
+    });
+    g.out.result({ projectId: id, ...(tag ? { tag } : {}), devices });
+    if (devices.length === 0) {
+      g.out.line(tag ? `No device has the tag ${tag}.` : "No devices yet.");
+      return 0;
+    }
+    g.out.table(
+      ["ID", "NAME", "BOARD", "STATUS", "LAST SEEN", "TAGS"],
+      devices.map((d) => [
+        d.id,
+        d.name,
+        d.board,
+        d.status,
+        d.lastSeenAt ? localTime(d.lastSeenAt) : "never",
+        d.tags.join(" "),
+      ]),
+    );
+    return 0;
+  },
+};
+
+const tagActions = ["add", "remove", "set"] as const;
+
+export const devicesTag: Command = {
+  name: "devices tag",
+  summary: "Add, remove or set a device's tags",
+  usage: "sdk devices tag add|remove|set DEVICE [TAG…] [--project prj_…] [--json]",
+  details: `DEVICE is a device id (dev_…) or its name. add keeps the tags the device has; remove takes tags away (one it lacks is ignored); set replaces them all (with no TAG it removes every tag). ${tagRule[0]!.toUpperCase()}${tagRule.slice(1)}.`,
+  json: true,
+  async run({ args, g }) {
+    const [action, ref, ...tags] = args;
+    if (!action || !(tagActions as readonly string[]).includes(action))
+      throw new UsageError("Which action? sdk devices tag add|remove|set DEVICE [TAG…]", "devices tag");
+    if (!ref) throw new UsageError(`Which device? sdk devices tag ${action} DEVICE TAG…`, "devices tag");
+    if (action !== "set" && tags.length === 0)
+      throw new UsageError(`Which tags? sdk devices tag ${action} ${ref} TAG…`, "devices tag");
+    for (const tag of tags) checkTag(tag, "devices tag");
+    const { client } = await connect(g);
+    const id = await projectId(g);
+    const device = await findDevice(client, id, ref);
+    const params = { projectId: id, deviceId: device.id };
+    let updated = device;
+    if (action === "set") updated = await client.api.setDeviceTags({ params, body: { tags } });
+    else if (action === "add") updated = await client.api.addDeviceTags({ params, body: { tags } });
+    else for (const tag of tags) updated = await client.api.removeDeviceTag({ params: { ...params, tag } });
+    g.out.result({ projectId: id, deviceId: updated.id, name: updated.name, tags: updated.tags });
+    g.out.line(
+      `${g.out.green("✔")} ${updated.name}: ${updated.tags.length > 0 ? updated.tags.join(" ") : "no tags"}`,
+    );
+    return 0;
+  },
+};
+
+/** `devices.3.name` from the server → `row 4 (name): …` for people editing the file. */
+function describeRows(error: SdkApiError): string {
+  const fields = error.fields ?? [];
+  const lines = fields.map((f) => {
+    const m = /^devices\.(\d+)\.?(.*)$/.exec(f.path);
+    return m
+      ? `  row ${Number(m[1]) + 1}${m[2] ? ` (${m[2]})` : ""}: ${f.message}`
+      : `  ${f.path}: ${f.message}`;
+  });
+  return lines.length > 0 ? `No device was added; fix these rows:\n${lines.join("\n")}` : error.message;
+}
+
+export const devicesCreate: Command = {
+  name: "devices create",
+  summary: "Add many devices from a CSV or JSON file; writes their credentials to a file",
+  usage: "sdk devices create --from FILE [--out FILE] [--show-secrets] [--project prj_…] [--json]",
+  details: [
+    `FILE is CSV with a header row (name,board,tags; tags separated by spaces or ;) or JSON (an array of {"name","board","tags"}). At most ${bulkDeviceLimits.maxDevices} devices per file. The server checks every row first: if any is wrong, no device is added and every bad row is listed.`,
+    "The device secrets are shown only this once: they are written to --out (default sdk-credentials-<time>.json; .csv for CSV) with mode 0600, never over an existing file. Secrets are not printed unless --show-secrets is given.",
+  ].join("\n\n"),
+  options: { from: { type: "string" }, out: { type: "string" }, "show-secrets": { type: "boolean" } },
+  optionHelp: [
+    "--from <file>    the devices to add (.csv or .json)",
+    "--out <file>     where to write the credentials (.json or .csv; default sdk-credentials-<time>.json)",
+    "--show-secrets   also print the secrets (in the table and in --json)",
+  ],
+  json: true,
+  async run({ values, g }) {
+    const from = values.from as string | undefined;
+    if (!from) throw new UsageError("Which file? sdk devices create --from devices.csv", "devices create");
+    let text: string;
+    try {
+      text = fs.readFileSync(from, "utf8");
+    } catch (error) {
+      throw new CliError(`Cannot read ${from}: ${reasonOf(error)}`);
+    }
+    let rows: ReturnType<typeof parseDeviceFile>;
+    try {
+      rows = parseDeviceFile(text, from);
+    } catch (error) {
+      throw new CliError(reasonOf(error));
+    }
+    if (rows.length === 0) throw new CliError(`${from} lists no devices`);
+    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+    const out = path.resolve((values.out as string | undefined) ?? `sdk-credentials-${stamp}.json`);
+    if (fs.existsSync(out)) throw new CliError(`${out} already exists; choose another --out`);
+
+    const { client } = await connect(g);
+    const id = await projectId(g);
+    let created: Awaited<ReturnType<typeof client.api.createDevices>>;
+    try {
+      created = await client.api.createDevices({
+        params: { projectId: id },
+        body: { devices: rows } as never,
+      });
+    } catch (error) {
+      if (error instanceof SdkApiError && error.code === "invalid_request")
+        throw new CliError(describeRows(error), { code: error.code, docs: error.docs });
+      throw error;
+    }
+    fs.writeFileSync(out, formatCredentials(created, out), { mode: 0o600, flag: "wx" });
+    fs.chmodSync(out, 0o600);
+
+    const show = values["show-secrets"] === true;
+    g.out.result({
+      projectId: id,
+      credentialsFile: out,
+      devices: created.devices.map(({ device, credentials }) => ({
+        ...device,
+        ...(show ? { secret: credentials.secret } : {}),
+      })),
+    });
+    g.out.table(
+      show ? ["ID", "NAME", "BOARD", "TAGS", "SECRET"] : ["ID", "NAME", "BOARD", "TAGS"],
+      created.devices.map(({ device, credentials }) => [
+        device.id,
+        device.name,
+        device.board,
+        device.tags.join(" "),
+        ...(show ? [credentials.secret] : []),
+      ]),
+    );
+    g.out.line(
+      `${g.out.green("✔")} ${created.devices.length} device${created.devices.length === 1 ? "" : "s"} added; credentials written to ${out} (mode 0600: keep it safe, the secrets are not shown again)`,
+    );
+    return 0;
+  },
+};

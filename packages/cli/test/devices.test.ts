@@ -1,0 +1,208 @@
+// `sdk devices` (list --tag, tag add/remove/set, create --from) and `sdk logs --tail --tag`, the real
+// CLI process against a real server process.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { SdkClient } from "@sdk/client";
+import { SimulatedDevice } from "@sdk/simulator";
+import { sdk, sdkLive, startServer, tempDir } from "./helpers.ts";
+
+const password = "correct horse battery";
+
+async function signedIn(t: Parameters<typeof startServer>[0]) {
+  const { url } = await startServer(t);
+  await new SdkClient({ baseUrl: url }).api.register({ body: { email: "maker@example.com", password } });
+  const home = tempDir(t, "sdk-devices-home-");
+  const work = tempDir(t, "sdk-devices-work-");
+  const login = await sdk(t, ["login", "--host", url, "--email", "maker@example.com", "--password-stdin"], {
+    home,
+    cwd: work,
+    input: `${password}\n`,
+  });
+  assert.equal(login.code, 0, login.stderr);
+  const token = JSON.parse(fs.readFileSync(path.join(home, ".sdk", "credentials.json"), "utf8")).hosts[url]
+    .token;
+  const client = new SdkClient({ baseUrl: url, token });
+  const project = await client.api.createProject({ body: { name: "fleet" } });
+  const run = (args: string[]) => sdk(t, [...args, "--project", project.id], { home, cwd: work });
+  return { url, home, work, client, project, run };
+}
+
+test("devices create --from CSV: all or nothing with the bad rows named; the credentials file is 0600 and connects", async (t) => {
+  const s = await signedIn(t);
+  const bad = path.join(s.work, "bad.csv");
+  fs.writeFileSync(bad, "name,board,tags\nshelf-1,pico_w,shelf\n,pico_w,\nshelf-3,esp32,Shelf\n");
+  const refused = await s.run([
+    "devices",
+    "create",
+    "--from",
+    bad,
+    "--out",
+    path.join(s.work, "bad-creds.json"),
+  ]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /No device was added/);
+  assert.match(refused.stderr, /row 2 \(name\)/);
+  assert.match(refused.stderr, /row 3 \(board\)/);
+  assert.match(refused.stderr, /row 3 \(tags\.0\)/);
+  assert.equal(fs.existsSync(path.join(s.work, "bad-creds.json")), false);
+  assert.deepEqual(await s.client.api.listDevices({ params: { projectId: s.project.id } }), []);
+
+  const good = path.join(s.work, "devices.csv");
+  fs.writeFileSync(
+    good,
+    'name,board,tags\nshelf-1,pico_w,shelf batch-7\n"shelf, two",pico2_w,shelf\nspare,pico_w,\n',
+  );
+  const out = path.join(s.work, "creds.csv");
+  const made = await s.run(["devices", "create", "--from", good, "--out", out]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /3 devices added; credentials written to/);
+  assert.equal(fs.statSync(out).mode & 0o777, 0o600);
+  const lines = fs.readFileSync(out, "utf8").trim().split("\n");
+  assert.equal(lines[0], "device_id,name,board,tags,secret");
+  assert.equal(lines.length, 4);
+  const [deviceId, , , tags, secret] = lines[1]!.split(",");
+  assert.equal(tags, "batch-7;shelf");
+  assert.ok(secret && secret.length > 10);
+  assert.match(lines[2]!, /^dev_\w+,"shelf, two",pico2_w,shelf,/);
+  for (const line of lines.slice(1))
+    assert.doesNotMatch(made.stdout + made.stderr, new RegExp(line.split(",").at(-1)!), "no secret printed");
+
+  const again = await s.run(["devices", "create", "--from", good, "--out", out]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /already exists/);
+
+  const board = new SimulatedDevice({
+    server: new URL(s.url).host,
+    deviceId: deviceId!,
+    secret: secret!,
+    reconnect: false,
+  });
+  t.after(() => board.stop());
+  board.start();
+  await board.waitFor("connected", 20_000);
+
+  // JSON in, JSON out, secrets only when asked
+  const json = path.join(s.work, "more.json");
+  fs.writeFileSync(json, JSON.stringify([{ name: "extra", board: "pico_w", tags: ["spare"] }]));
+  const jsonOut = path.join(s.work, "more-creds.json");
+  const shown = await s.run([
+    "devices",
+    "create",
+    "--from",
+    json,
+    "--out",
+    jsonOut,
+    "--json",
+    "--show-secrets",
+  ]);
+  assert.equal(shown.code, 0, shown.stderr);
+  const result = JSON.parse(shown.stdout);
+  const file = JSON.parse(fs.readFileSync(jsonOut, "utf8"));
+  assert.equal(result.credentialsFile, jsonOut);
+  assert.equal(result.devices[0].secret, file.devices[0].secret);
+  assert.deepEqual(file.devices[0].tags, ["spare"]);
+});
+
+test("devices list --tag and devices tag add/remove/set, by name or id, with --json and usage errors", async (t) => {
+  const s = await signedIn(t);
+  const a = await s.client.api.createDevice({
+    params: { projectId: s.project.id },
+    body: { name: "lamp", board: "pico_w" },
+  });
+  await s.client.api.createDevice({
+    params: { projectId: s.project.id },
+    body: { name: "fan", board: "pico_w" },
+  });
+
+  const added = await s.run(["devices", "tag", "add", "lamp", "kitchen", "floor-2"]);
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /lamp: floor-2 kitchen/);
+  const set = await s.run(["devices", "tag", "set", "fan", "kitchen", "--json"]);
+  assert.deepEqual(JSON.parse(set.stdout).tags, ["kitchen"]);
+  const removed = await s.run(["devices", "tag", "remove", a.device.id, "floor-2"]);
+  assert.equal(removed.code, 0, removed.stderr);
+
+  const list = await s.run(["devices", "list", "--tag", "kitchen"]);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /lamp.*kitchen/);
+  assert.match(list.stdout, /fan.*kitchen/);
+  const json = JSON.parse((await s.run(["devices", "list", "--json"])).stdout);
+  assert.deepEqual(
+    json.devices.map((d: { name: string; tags: string[] }) => [d.name, d.tags]),
+    [
+      ["lamp", ["kitchen"]],
+      ["fan", ["kitchen"]],
+    ],
+  );
+  const cleared = await s.run(["devices", "tag", "set", "fan"]);
+  assert.match(cleared.stdout, /fan: no tags/);
+  const none = await s.run(["devices", "list", "--tag", "garage"]);
+  assert.match(none.stdout, /No device has the tag garage/);
+
+  const badTag = await s.run(["devices", "tag", "add", "lamp", "Kitchen"]);
+  assert.equal(badTag.code, 2);
+  assert.match(badTag.stderr, /not a valid tag/);
+  const noDevice = await s.run(["devices", "tag", "add", "nobody", "x"]);
+  assert.equal(noDevice.code, 1);
+  assert.match(noDevice.stderr, /No device named "nobody"/);
+  const help = await sdk(t, ["devices", "tag", "--help"], { home: s.home, cwd: s.work });
+  assert.match(help.stdout, /add\|remove\|set/);
+  assert.match(help.stdout, /at most 16/);
+});
+
+test("logs --tail --tag streams only tagged devices and follows tag changes", async (t) => {
+  const s = await signedIn(t);
+  const make = async (name: string) => {
+    const created = await s.client.api.createDevice({
+      params: { projectId: s.project.id },
+      body: { name, board: "pico_w" },
+    });
+    const board = new SimulatedDevice({
+      server: new URL(s.url).host,
+      deviceId: created.credentials.deviceId,
+      secret: created.credentials.secret,
+      reconnect: false,
+    });
+    t.after(() => board.stop());
+    board.start();
+    await board.waitFor("connected", 20_000);
+    return { ...created, board };
+  };
+  const tagged = await make("tagged");
+  const other = await make("other");
+  await s.client.api.setDeviceTags({
+    params: { projectId: s.project.id, deviceId: tagged.device.id },
+    body: { tags: ["hall"] },
+  });
+
+  const tail = sdkLive(t, ["logs", "--tail", "--tag", "hall", "--project", s.project.id], {
+    home: s.home,
+    cwd: s.work,
+  });
+  await tail.waitForOutput(
+    (o) => o.stderr.includes("Streaming logs of 1 device tagged hall"),
+    20_000,
+    "the stream",
+  );
+  other.board.sendLog("info", "from the other one (before)");
+  tagged.board.sendLog("info", "from the tagged one");
+  await tail.waitForOutput((o) => o.stdout.includes("from the tagged one"), 20_000, "the tagged line");
+
+  await s.client.api.addDeviceTags({
+    params: { projectId: s.project.id, deviceId: other.device.id },
+    body: { tags: ["hall"] },
+  });
+  await tail.waitForOutput(
+    (o) => o.stderr.includes(`${other.device.id} was tagged hall`),
+    20_000,
+    "the join",
+  );
+  other.board.sendLog("info", "from the other one (after)");
+  await tail.waitForOutput((o) => o.stdout.includes("from the other one (after)"), 20_000, "the joined line");
+  assert.doesNotMatch(tail.stdout(), /before/, "nothing of the other device before it had the tag");
+
+  tail.child.kill("SIGINT");
+  assert.equal((await tail.exited).code, 0);
+});
