@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { docsDirUrl } from "@sdk/docs";
 import { type Endpoint, endpoints, errorCatalog, errorCodes } from "@sdk/protocol";
 import { z } from "zod";
+import { alertsSection } from "./api-docs-alerts.ts";
 
 export function renderErrorDocs(): string {
   const lines = [
@@ -168,6 +169,7 @@ export function renderApiDocs(): string {
     "  with the bundle (`sourcesContent`), without the `@sdk/device` library; `downloadDeploymentBundle`",
     "  returns the bundle exactly as deployed. Both answer 404 for a project you may not see.",
     "",
+    ...alertsSection,
     "## WebSockets",
     "",
     "Live data comes over WebSockets on the same port, specified in [protocol.md](protocol.md):",

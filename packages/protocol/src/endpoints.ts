@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { alertEndpoints } from "./alerts.ts";
 import { successEnvelope } from "./envelope.ts";
 import { deploymentLimits, StoredEntityConfigSchema } from "./manifest.ts";
 import { PinState } from "./pins.ts";
@@ -440,6 +441,7 @@ export const endpoints = {
     binary: "body",
     bodyLimit: firmwareLimits.uf2MaxBytes,
   }),
+  ...alertEndpoints,
 } as const satisfies Record<string, Endpoint>;
 
 export type Endpoints = typeof endpoints;

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { alertsMigration } from "./migrations-alerts.ts";
 
 // One list of migrations for both dialects: only column types both understand (text, bigint).
 // Names are camelCase here; the CamelCasePlugin turns them into snake_case columns.
@@ -154,6 +155,7 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0005_alerts": alertsMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,11 @@
 import type { Board, ConnectionState, LogLevel, LogSource, Role } from "@sdk/protocol";
 import type { Generated } from "kysely";
+import type {
+  AlertDeliveriesTable,
+  AlertEpisodesTable,
+  AlertRulesTable,
+  AlertWebhooksTable,
+} from "./schema-alerts.ts";
 
 /** Times are milliseconds since the epoch, stored as 64-bit integers on both dialects. */
 type Millis = number;
@@ -141,4 +147,8 @@ export interface DB {
   deviceStateHistory: DeviceStateHistoryTable;
   deployments: DeploymentsTable;
   firmwareReleases: FirmwareReleasesTable;
+  alertRules: AlertRulesTable;
+  alertWebhooks: AlertWebhooksTable;
+  alertDeliveries: AlertDeliveriesTable;
+  alertEpisodes: AlertEpisodesTable;
 }

@@ -7,6 +7,8 @@ import type { DeviceRegistry } from "../link/registry.ts";
 import { createRepositories } from "../repositories/index.ts";
 import { FirmwareFiles } from "../storage/firmware-files.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
+import { AlertMonitor } from "./alert-monitor.ts";
+import { alertsService } from "./alerts.ts";
 import { AuditRecorder, auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
 import { deploymentsService } from "./deployments.ts";
@@ -96,6 +98,7 @@ export function createServices({
     version,
     deploymentsKept: config.deploymentsKept,
   });
+  const alerts = alertsService({ repos, box, clock, allowPrivate: config.webhooks.allowPrivate, version });
   return {
     audit,
     /** Records the security-relevant events (a lifecycle part: it subscribes when started). */
@@ -123,6 +126,9 @@ export function createServices({
     firmware,
     homeAssistant: homeAssistantService({ repos, config: config.homeAssistant }),
     readiness: readinessService({ repos, clock, dialect: database.dialect }),
+    alerts,
+    /** Alert rules over the bus and the webhook delivery queue (a lifecycle part). */
+    alertMonitor: new AlertMonitor({ alerts, repos, bus, clock, onError }),
   };
 }
 export type Services = ReturnType<typeof createServices>;
