@@ -6,10 +6,11 @@ import { type TestContext, test } from "node:test";
 import { SdkApiError } from "@sdk/client";
 import { waitUntil } from "@sdk/test-helpers";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import type { EventBus } from "../src/events/bus.ts";
 import { refusedTarget } from "../src/lib/webhook-target.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { scriptProject, simulatedBoard } from "./helpers/script-project.ts";
-import { startTestServer } from "./helpers/server.ts";
+import { startTestServer, tempDir } from "./helpers/server.ts";
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -54,6 +55,21 @@ function verifies(secret: string, r: Received): boolean {
   return got.length === expected.length && timingSafeEqual(got, expected);
 }
 
+/** Counts the server's presence events of a device, so a test moves the clock only once the server has seen them. */
+function presence(s: { server: { bus: EventBus } }, deviceId: () => string) {
+  const seen = { connected: 0, disconnected: 0 };
+  for (const type of ["device.connected", "device.disconnected"] as const) {
+    s.server.bus.subscribe(type, (e) => {
+      if (e.deviceId === deviceId()) seen[type === "device.connected" ? "connected" : "disconnected"]++;
+    });
+  }
+  return {
+    seen,
+    until: (kind: "connected" | "disconnected", count: number) =>
+      waitUntil(() => seen[kind] >= count, 20_000, `${count} × device.${kind}`),
+  };
+}
+
 const allowLoopback = { WEBHOOK_ALLOW_PRIVATE: "loopback" };
 const minute = 60_000;
 
@@ -87,15 +103,12 @@ test("a device offline for N minutes alerts once, signed; back online follows; o
     body: { kind: "device_offline", minutes: 5 },
   });
 
+  let deviceId = "";
+  const events = presence(s, () => deviceId);
   const { device, credentials, sim } = await s.onlineDevice();
+  deviceId = device.id;
   await sim.stop();
-  await waitUntil(
-    async () =>
-      (await s.client.api.listDevices({ params: { projectId } })).find((d) => d.id === device.id)?.status ===
-      "offline",
-    20_000,
-    "the device offline",
-  );
+  await events.until("disconnected", 1);
   clock.advance(5 * minute);
   await hook.waitFor("device.offline");
   const [offline] = hook.of("device.offline");
@@ -272,4 +285,73 @@ test("script failures above the rate alert once per episode; a failed deployment
   await hook.waitFor("script.errors");
   await hook.waitFor("deployment.failed");
   assert.equal(hook.of("script.errors")[0]!.body.device.id, device.id);
+});
+
+test("a pending retry survives a restart; the delivery-time check refuses a target the admin no longer allows", async (t) => {
+  const clock = new TestClock();
+  const hook = await receiver(t, [500]);
+  const dataDir = tempDir(t);
+  const first = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const { client, auth } = await first.user("owner@example.com");
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  const webhook = await client.api.createWebhook({ params, body: { url: hook.url } });
+  assert.equal(
+    (await client.api.testWebhook({ params: { ...params, webhookId: webhook.id } })).status,
+    "pending",
+  );
+  await first.server.close();
+
+  // The same data, loopback still allowed: the queued retry goes out once due.
+  const second = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const again = second.client(auth.token!.token);
+  clock.advance(10_000);
+  await hook.waitFor("test", 2);
+  await waitUntil(
+    async () => (await again.api.listAlertDeliveries({ params, query: {} }))[0]?.status === "delivered",
+    20_000,
+    "the retried delivery recorded",
+  );
+  await second.server.close();
+
+  // The admin withdraws loopback: the stored webhook is refused at delivery time, with the reason.
+  const third = await startTestServer(t, { clock, dataDir });
+  const refused = await third.client(auth.token!.token).api.testWebhook({
+    params: { ...params, webhookId: webhook.id },
+  });
+  assert.equal(refused.attempts[0]!.status, null);
+  assert.match(refused.attempts[0]!.error!, /^refused: 127\.0\.0\.1 is a loopback address/);
+  assert.equal(hook.of("test").length, 2, "nothing reached the receiver");
+});
+
+test("a flapping device (back within N minutes) raises nothing; the next long outage alerts once", async (t) => {
+  const clock = new TestClock();
+  const hook = await receiver(t);
+  const s = await scriptProject(t, { clock, env: allowLoopback });
+  const projectId = s.project.id;
+  await s.client.api.createWebhook({ params: { projectId }, body: { url: hook.url } });
+  await s.client.api.createAlertRule({ params: { projectId }, body: { kind: "device_offline", minutes: 5 } });
+  let deviceId = "";
+  const events = presence(s, () => deviceId);
+  const { device, credentials, sim } = await s.onlineDevice();
+  deviceId = device.id;
+  let board = sim;
+  for (let i = 1; i <= 3; i++) {
+    await board.stop();
+    await events.until("disconnected", i);
+    clock.advance(4 * minute);
+    board = simulatedBoard(t, new URL(s.url).host, credentials);
+    board.start();
+    await events.until("connected", i);
+    clock.advance(minute);
+  }
+  await board.stop();
+  await events.until("disconnected", 4);
+  clock.advance(5 * minute);
+  await hook.waitFor("device.offline");
+  assert.deepEqual(
+    hook.received.map((r) => r.body.type),
+    ["device.offline"],
+    "the short outages before raised nothing",
+  );
 });
