@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from "../src/config.ts";
 import type { EventBus } from "../src/events/bus.ts";
 import { refusedTarget } from "../src/lib/webhook-target.ts";
 import { TestClock } from "./helpers/clock.ts";
+import { postgresUrl } from "./helpers/postgres.ts";
 import { scriptProject, simulatedBoard } from "./helpers/script-project.ts";
 import { startTestServer, tempDir } from "./helpers/server.ts";
 
@@ -353,5 +354,39 @@ test("a flapping device (back within N minutes) raises nothing; the next long ou
     hook.received.map((r) => r.body.type),
     ["device.offline"],
     "the short outages before raised nothing",
+  );
+});
+
+test("on PostgreSQL: one alert per episode, a retried delivery and the log", async (t) => {
+  const databaseUrl = await postgresUrl(t);
+  if (!databaseUrl) return;
+  const clock = new TestClock();
+  const hook = await receiver(t, [503]);
+  const s = await startTestServer(t, { clock, env: { ...allowLoopback, DATABASE_URL: databaseUrl } });
+  const { client } = await s.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  const webhook = await client.api.createWebhook({ params, body: { url: hook.url } });
+  await client.api.createAlertRule({ params, body: { kind: "script_errors", count: 2, windowMinutes: 1 } });
+  const { device } = await client.api.createDevice({ params, body: { name: "d", board: "pico_w" } });
+  for (let i = 0; i < 4; i++)
+    await s.server.bus.publish("script.failed", {
+      ...params,
+      deviceId: device.id,
+      at: clock.now(),
+      kind: "error",
+    });
+  await hook.waitFor("script.errors");
+  clock.advance(10_000);
+  await hook.waitFor("script.errors", 2);
+  await waitUntil(
+    async () => (await client.api.listAlertDeliveries({ params, query: {} }))[0]?.status === "delivered",
+    20_000,
+    "the retried delivery recorded",
+  );
+  const log = await client.api.listAlertDeliveries({ params, query: { webhookId: webhook.id } });
+  assert.deepEqual(
+    log.map((d) => [d.type, d.attempts.map((a) => a.status)]),
+    [["script.errors", [503, 200]]],
   );
 });
