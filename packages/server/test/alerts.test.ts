@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type TestContext, test } from "node:test";
 import { SdkApiError } from "@sdk/client";
-import { waitUntil } from "@sdk/test-helpers";
+import { deployScript, waitUntil } from "@sdk/test-helpers";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import type { EventBus } from "../src/events/bus.ts";
 import { refusedTarget } from "../src/lib/webhook-target.ts";
@@ -389,4 +389,32 @@ test("on PostgreSQL: one alert per episode, a retried delivery and the log", asy
     log.map((d) => [d.type, d.attempts.map((a) => a.status)]),
     [["script.errors", [503, 200]]],
   );
+});
+
+test("deployment rule: a deploy that does not load and a rollback each alert", async (t) => {
+  const hook = await receiver(t);
+  const s = await scriptProject(t, { env: allowLoopback });
+  const projectId = s.project.id;
+  await s.client.api.createWebhook({ params: { projectId }, body: { url: hook.url } });
+  await s.client.api.createAlertRule({ params: { projectId }, body: { kind: "deployment" } });
+  const script = (word: string) => `import { DeviceScript } from "@sdk/device";
+${word === "broken" ? 'throw new Error("broken at load");' : ""}
+export default class S extends DeviceScript {
+  onDeviceConnect() { console.log("${word}"); }
+}`;
+  const v1 = await deployScript(t, s.client, projectId, script("one"), { skipTypeCheck: true });
+  await deployScript(t, s.client, projectId, script("two"), { skipTypeCheck: true });
+  const broken = await deployScript(t, s.client, projectId, script("broken"), { skipTypeCheck: true });
+  assert.equal(broken.status, "failed");
+  await hook.waitFor("deployment.failed");
+  const failed = hook.of("deployment.failed")[0]!.body;
+  assert.deepEqual(failed.deployment, { id: broken.id, version: 3 });
+  assert.match(failed.message, /broken at load/);
+
+  await s.client.api.activateDeployment({ params: { projectId, deploymentId: v1.id } });
+  await hook.waitFor("deployment.rolled_back");
+  const back = hook.of("deployment.rolled_back")[0]!.body;
+  assert.deepEqual(back.deployment, { id: v1.id, version: 1 });
+  assert.equal(back.details.fromVersion, 2);
+  assert.equal(hook.received.length, 2, "deploying v1 and v2 forward raised nothing");
 });
