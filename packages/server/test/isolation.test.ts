@@ -16,6 +16,8 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
     bundle: "export default {}",
     manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
   },
+  createAlertRule: { kind: "deployment" },
+  createWebhook: { url: "https://hooks.example.com/sdk" },
 };
 
 const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).filter(([, e]) =>
@@ -57,6 +59,8 @@ test("every project-scoped endpoint answers 404 to another user and changes noth
     name: "SECRET",
     entityId: "temperature",
     deploymentId: deployment.id,
+    ruleId: "alr_aaaaaaaaaaaaaaaaaaaa",
+    webhookId: "whk_aaaaaaaaaaaaaaaaaaaa",
   };
 
   for (const [name, spec] of projectScoped) {
