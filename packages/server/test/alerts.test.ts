@@ -325,6 +325,31 @@ test("a pending retry survives a restart; the delivery-time check refuses a targ
   assert.equal(hook.of("test").length, 2, "nothing reached the receiver");
 });
 
+test("a host name is checked on the address it resolves to when each attempt connects", async (t) => {
+  const hook = await receiver(t);
+  const dataDir = tempDir(t);
+  const named = hook.url.replace("127.0.0.1", "localhost");
+  const allowed = await startTestServer(t, { dataDir, env: allowLoopback });
+  const { client, auth } = await allowed.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  const webhook = await client.api.createWebhook({ params, body: { url: named } });
+  const ok = await client.api.testWebhook({ params: { ...params, webhookId: webhook.id } });
+  assert.equal(ok.status, "delivered", JSON.stringify(ok.attempts));
+  await allowed.server.close();
+
+  const strict = await startTestServer(t, { dataDir });
+  const refused = await strict.client(auth.token!.token).api.testWebhook({
+    params: { ...params, webhookId: webhook.id },
+  });
+  assert.equal(refused.attempts[0]!.status, null);
+  assert.match(
+    refused.attempts[0]!.error!,
+    /^refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/,
+  );
+  assert.equal(hook.received.length, 1);
+});
+
 test("a flapping device (back within N minutes) raises nothing; the next long outage alerts once", async (t) => {
   const clock = new TestClock();
   const hook = await receiver(t);

@@ -70,6 +70,8 @@ export async function postWebhook(options: {
         method: "POST",
         headers: { ...options.headers, "content-length": String(Buffer.byteLength(options.body)) },
         lookup: guardedLookup(options.allowed),
+        // A fresh connection each attempt: a pooled socket would skip the address check.
+        agent: false,
         timeout: options.timeoutMs,
       },
       (response) => {
