@@ -443,3 +443,26 @@ export default class S extends DeviceScript {
   assert.equal(back.details.fromVersion, 2);
   assert.equal(hook.received.length, 2, "deploying v1 and v2 forward raised nothing");
 });
+
+test("after a restart, a device that does not come back alerts N minutes after the start", async (t) => {
+  const clock = new TestClock();
+  const hook = await receiver(t);
+  const dataDir = tempDir(t);
+  const s = await scriptProject(t, { clock, dataDir, env: allowLoopback });
+  const projectId = s.project.id;
+  await s.client.api.createWebhook({ params: { projectId }, body: { url: hook.url } });
+  await s.client.api.createAlertRule({ params: { projectId }, body: { kind: "device_offline", minutes: 5 } });
+  const { device, sim } = await s.onlineDevice();
+  await s.server.close();
+  await sim.stop();
+
+  clock.advance(60 * minute); // the server was down an hour: that is not the device's outage
+  const restarted = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const startedAt = clock.now();
+  clock.advance(5 * minute);
+  await hook.waitFor("device.offline");
+  const alert = hook.of("device.offline")[0]!.body;
+  assert.equal(alert.device.id, device.id);
+  assert.equal(alert.details.offlineSince, new Date(startedAt).toISOString());
+  assert.ok(restarted.url);
+});

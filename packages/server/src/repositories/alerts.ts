@@ -147,7 +147,7 @@ export function alertsRepository(db: Kysely<DB>) {
     offlineWatched: () =>
       db
         .selectFrom("devices")
-        .select(["id", "projectId", "lastSeenAt"])
+        .select(["id", "projectId"])
         .where("status", "=", "offline")
         .where("lastSeenAt", "is not", null)
         .where(

@@ -31,6 +31,7 @@ export class AlertMonitor implements Lifecycle {
   #unsubscribe: Unsubscribe[] = [];
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
+  #ready: Promise<void> | undefined;
   #offline = new Map<string, { projectId: string; since: number }>();
   #failures = new Map<string, { projectId: string; times: number[] }>();
   /** `ruleId deviceId` of the episodes whose alert was sent. */
@@ -54,32 +55,45 @@ export class AlertMonitor implements Lifecycle {
     this.#tickMs = deps.tickMs ?? 1000;
   }
 
-  async start(): Promise<void> {
-    for (const e of await this.#alerts.openEpisodes()) this.#alerted.add(`${e.ruleId} ${e.subject}`);
-    const startedAt = this.#clock.now();
-    for (const d of await this.#alerts.offlineWatched()) {
-      this.#offline.set(d.id, {
-        projectId: d.projectId,
-        since: Math.max(d.lastSeenAt ?? startedAt, startedAt),
-      });
-    }
+  /**
+   * Subscribes at once (no presence event is missed while the server starts), then loads the open
+   * episodes and the devices still offline from before the restart; handlers wait for that load.
+   */
+  start(): void {
+    const connectedSinceStart = new Set<string>();
+    const ready = this.#load(connectedSinceStart, this.#clock.now());
+    this.#ready = ready;
     this.#unsubscribe.push(
       this.#bus.subscribe("device.disconnected", (e) => {
         this.#offline.set(e.deviceId, { projectId: e.projectId, since: this.#clock.now() });
       }),
-      this.#bus.subscribe("device.connected", (e) => this.#online(e.projectId, e.deviceId)),
+      this.#bus.subscribe("device.connected", async (e) => {
+        connectedSinceStart.add(e.deviceId);
+        const since = this.#offline.get(e.deviceId)?.since;
+        this.#offline.delete(e.deviceId);
+        await ready;
+        await this.#online(e.projectId, e.deviceId, since);
+      }),
       this.#bus.subscribe("device.deleted", (e) => {
         this.#offline.delete(e.deviceId);
         this.#failures.delete(e.deviceId);
       }),
-      this.#bus.subscribe("script.failed", (e) => this.#scriptFailed(e.projectId, e.deviceId)),
-      this.#bus.subscribe("deployment.failed", (e) => this.#deploymentFailed(e.projectId, e.deploymentId)),
-      this.#bus.subscribe("deployment.activated", (e) =>
-        this.#deploymentActivated(e.projectId, e.deploymentId, e.version),
-      ),
+      this.#bus.subscribe("script.failed", async (e) => {
+        await ready;
+        await this.#scriptFailed(e.projectId, e.deviceId);
+      }),
+      this.#bus.subscribe("deployment.failed", async (e) => {
+        await ready;
+        await this.#deploymentFailed(e.projectId, e.deploymentId);
+      }),
+      this.#bus.subscribe("deployment.activated", async (e) => {
+        await ready;
+        await this.#deploymentActivated(e.projectId, e.deploymentId, e.version);
+      }),
     );
     this.#timer = setInterval(() => {
-      this.#ticking ??= this.#tick()
+      this.#ticking ??= ready
+        .then(() => this.#tick())
         .catch(this.#onError)
         .finally(() => {
           this.#ticking = undefined;
@@ -88,9 +102,23 @@ export class AlertMonitor implements Lifecycle {
     this.#timer.unref();
   }
 
+  async #load(connectedSinceStart: Set<string>, startedAt: number): Promise<void> {
+    try {
+      for (const e of await this.#alerts.openEpisodes()) this.#alerted.add(`${e.ruleId} ${e.subject}`);
+      for (const d of await this.#alerts.offlineWatched()) {
+        if (connectedSinceStart.has(d.id) || this.#offline.has(d.id)) continue;
+        // Counted from the start: the server's own downtime is not the device's.
+        this.#offline.set(d.id, { projectId: d.projectId, since: startedAt });
+      }
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     for (const off of this.#unsubscribe.splice(0)) off();
+    await this.#ready;
     await this.#ticking;
   }
 
@@ -148,9 +176,7 @@ export class AlertMonitor implements Lifecycle {
     await this.#alerts.deliverDue();
   }
 
-  async #online(projectId: string, deviceId: string): Promise<void> {
-    const offline = this.#offline.get(deviceId);
-    this.#offline.delete(deviceId);
+  async #online(projectId: string, deviceId: string, since: number | undefined): Promise<void> {
     for (const rule of await this.#rulesOf(projectId, "device_offline")) {
       const key = `${rule.id} ${deviceId}`;
       if (!this.#alerted.delete(key)) continue;
@@ -161,7 +187,7 @@ export class AlertMonitor implements Lifecycle {
         rule,
         deviceId,
         message: "Device back online",
-        details: offline ? { offlineSince: new Date(offline.since).toISOString() } : {},
+        details: since === undefined ? {} : { offlineSince: new Date(since).toISOString() },
       });
     }
   }
