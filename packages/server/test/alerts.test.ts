@@ -11,7 +11,7 @@ import { refusedTarget } from "../src/lib/webhook-target.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { scriptProject, simulatedBoard } from "./helpers/script-project.ts";
-import { startTestServer, tempDir } from "./helpers/server.ts";
+import { raw, startTestServer, tempDir } from "./helpers/server.ts";
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -207,9 +207,9 @@ test("another user cannot read or change a project's rules, webhooks or deliveri
   assert.equal((await owner.client.api.listWebhooks({ params: { projectId } })).length, 1);
 });
 
-test("loopback and link-local targets are refused by default with a clear error", async (t) => {
+test("loopback and link-local targets are refused by default with a clear error; bad rules too", async (t) => {
   const s = await startTestServer(t);
-  const { client } = await s.user();
+  const { client, auth } = await s.user();
   const project = await client.api.createProject({ body: { name: "p" } });
   for (const url of [
     "http://127.0.0.1:9/hook",
@@ -232,6 +232,19 @@ test("loopback and link-local targets are refused by default with a clear error"
     (e: unknown) => e instanceof SdkApiError && e.status === 400,
   );
   assert.deepEqual(await client.api.listWebhooks({ params: { projectId: project.id } }), []);
+
+  const badRule = await raw(`${s.url}/v1/projects/${project.id}/alerts/rules`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${auth.token!.token}` },
+    json: { kind: "device_offline", minutes: 0 },
+  });
+  assert.equal(badRule.status, 400);
+  assert.equal(badRule.body.error.code, "invalid_request");
+  assert.deepEqual(
+    badRule.body.error.fields.map((f: { path: string }) => f.path),
+    ["minutes"],
+  );
+  assert.deepEqual(await client.api.listAlertRules({ params: { projectId: project.id } }), []);
 });
 
 test("target ranges: what is refused by default and what the admin setting allows", () => {

@@ -32,6 +32,8 @@ export class AlertMonitor implements Lifecycle {
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #ready: Promise<void> | undefined;
+  #inFlight = new Set<Promise<void>>();
+  #delivering = false;
   #offline = new Map<string, { projectId: string; since: number }>();
   #failures = new Map<string, { projectId: string; times: number[] }>();
   /** `ruleId deviceId` of the episodes whose alert was sent. */
@@ -120,6 +122,7 @@ export class AlertMonitor implements Lifecycle {
     for (const off of this.#unsubscribe.splice(0)) off();
     await this.#ready;
     await this.#ticking;
+    await Promise.all([...this.#inFlight]);
   }
 
   async #rulesOf(projectId: string, kind: AlertRuleRow["kind"]): Promise<AlertRuleRow[]> {
@@ -137,7 +140,13 @@ export class AlertMonitor implements Lifecycle {
 
   async #raise(alert: Alert): Promise<void> {
     const ids = await this.#alerts.raise(alert);
-    for (const id of ids) this.#alerts.attempt(id).catch(this.#onError);
+    for (const id of ids) this.#background(this.#alerts.attempt(id));
+  }
+
+  /** Deliveries run beside the tick (a slow receiver must not hold up the rules); stop() awaits them. */
+  #background(work: Promise<void>): void {
+    const tracked = work.catch(this.#onError).finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
   }
 
   async #tick(): Promise<void> {
@@ -173,7 +182,14 @@ export class AlertMonitor implements Lifecycle {
       );
       if (times.every((t) => now - t >= longest * minute)) this.#failures.delete(deviceId);
     }
-    await this.#alerts.deliverDue();
+    if (!this.#delivering) {
+      this.#delivering = true;
+      this.#background(
+        this.#alerts.deliverDue().finally(() => {
+          this.#delivering = false;
+        }),
+      );
+    }
   }
 
   async #online(projectId: string, deviceId: string, since: number | undefined): Promise<void> {
