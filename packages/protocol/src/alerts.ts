@@ -133,6 +133,14 @@ export const alertEndpoints = {
     result: AlertRule,
     status: 201,
   },
+  updateAlertRule: {
+    method: "PUT",
+    path: `${base}/rules/:ruleId`,
+    summary: "Change an alert rule (the whole rule, as when adding it); an open episode stays open",
+    access: "user",
+    body: CreateAlertRuleBody,
+    result: AlertRule,
+  },
   deleteAlertRule: {
     method: "DELETE",
     path: `${base}/rules/:ruleId`,

@@ -196,6 +196,12 @@ test("another user cannot read or change a project's rules, webhooks or deliveri
   const api = stranger.client.api;
   await notFound(api.listAlertRules({ params: { projectId } }));
   await notFound(api.createAlertRule({ params: { projectId }, body: { kind: "deployment" } }));
+  await notFound(
+    api.updateAlertRule({
+      params: { projectId, ruleId: rule.id },
+      body: { kind: "device_offline", minutes: 1 },
+    }),
+  );
   await notFound(api.deleteAlertRule({ params: { projectId, ruleId: rule.id } }));
   await notFound(api.listWebhooks({ params: { projectId } }));
   await notFound(api.createWebhook({ params: { projectId }, body: { url: hook.url } }));
@@ -203,7 +209,19 @@ test("another user cannot read or change a project's rules, webhooks or deliveri
   await notFound(api.testWebhook({ params: { projectId, webhookId: webhook.id } }));
   await notFound(api.listAlertDeliveries({ params: { projectId }, query: {} }));
   assert.equal(hook.received.length, 0);
-  assert.equal((await owner.client.api.listAlertRules({ params: { projectId } })).length, 1);
+  assert.deepEqual(
+    (await owner.client.api.listAlertRules({ params: { projectId } })).map((r) => [r.id, r.kind]),
+    [[rule.id, "deployment"]],
+    "the stranger changed nothing",
+  );
+  const changed = await owner.client.api.updateAlertRule({
+    params: { projectId, ruleId: rule.id },
+    body: { kind: "script_errors", count: 3, windowMinutes: 2 },
+  });
+  assert.deepEqual(
+    [changed.id, changed.kind, changed.count, changed.windowMinutes],
+    [rule.id, "script_errors", 3, 2],
+  );
   assert.equal((await owner.client.api.listWebhooks({ params: { projectId } })).length, 1);
 });
 

@@ -17,6 +17,7 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
     manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
   },
   createAlertRule: { kind: "deployment" },
+  updateAlertRule: { kind: "deployment" },
   createWebhook: { url: "https://hooks.example.com/sdk" },
 };
 

@@ -35,6 +35,27 @@ export function alertsRepository(db: Kysely<DB>) {
     insertRule: async (row: AlertRuleRow) => {
       await db.insertInto("alertRules").values(row).execute();
     },
+    updateRule: async (
+      viewer: Viewer,
+      projectId: string,
+      id: string,
+      fields: Pick<AlertRuleRow, "kind" | "minutes" | "count" | "windowMinutes">,
+    ) => {
+      await db
+        .updateTable("alertRules")
+        .set(fields)
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .execute();
+      return db
+        .selectFrom("alertRules")
+        .selectAll()
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .executeTakeFirst();
+    },
     deleteRule: async (viewer: Viewer, projectId: string, id: string) =>
       Number(
         (

@@ -68,6 +68,13 @@ const deliveryView = (d: DeliveryRow): AlertDelivery => ({
   body: JSON.parse(d.body),
 });
 
+const ruleFields = (body: CreateAlertRuleBody) => ({
+  kind: body.kind,
+  minutes: body.kind === "device_offline" ? body.minutes : null,
+  count: body.kind === "script_errors" ? body.count : null,
+  windowMinutes: body.kind === "script_errors" ? body.windowMinutes : null,
+});
+
 /** Alert rules and webhooks of a project, and the signed, retried delivery of its alerts. */
 export function alertsService(deps: {
   repos: Pick<Repositories, "projects" | "devices" | "alerts">;
@@ -173,16 +180,21 @@ export function alertsService(deps: {
           `A project can have at most ${alertLimits.rulesPerProject} alert rules`,
         );
       }
-      const row: AlertRuleRow = {
-        id: newId("alr"),
-        projectId,
-        kind: body.kind,
-        minutes: body.kind === "device_offline" ? body.minutes : null,
-        count: body.kind === "script_errors" ? body.count : null,
-        windowMinutes: body.kind === "script_errors" ? body.windowMinutes : null,
-        createdAt: clock.now(),
-      };
+      const row: AlertRuleRow = { id: newId("alr"), projectId, ...ruleFields(body), createdAt: clock.now() };
       await alerts.insertRule(row);
+      rulesVersion++;
+      return ruleView(row);
+    },
+
+    async updateRule(
+      principal: Principal,
+      projectId: string,
+      ruleId: string,
+      body: CreateAlertRuleBody,
+    ): Promise<AlertRule> {
+      await visibleProject(principal, projectId);
+      const row = await alerts.updateRule(viewerOf(principal), projectId, ruleId, ruleFields(body));
+      if (!row) throw new AppError("not_found", "No such alert rule");
       rulesVersion++;
       return ruleView(row);
     },

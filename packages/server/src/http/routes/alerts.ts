@@ -6,6 +6,9 @@ export const alertRoutes: RouteRegistrar = (route, services) => {
   route("createAlertRule", ({ principal, params, body }) =>
     alerts.createRule(principal, params.projectId!, body),
   );
+  route("updateAlertRule", ({ principal, params, body }) =>
+    alerts.updateRule(principal, params.projectId!, params.ruleId!, body),
+  );
   route("deleteAlertRule", async ({ principal, params }) => {
     await alerts.deleteRule(principal, params.projectId!, params.ruleId!);
     return { ok: true as const };
