@@ -41,8 +41,8 @@ test("alerts section: add a webhook, send a test, see the delivery", async (t) =
   await alerts.getByText("A device offline for 15 min (then back online)").waitFor(wait);
 
   const hookForm = alerts.getByRole("form", { name: "Add a webhook" });
-  await hookForm.getByLabel("URL").fill(hookUrl);
-  await hookForm.getByLabel("Name").fill("ops");
+  await hookForm.getByLabel("Webhook URL").fill(hookUrl);
+  await hookForm.getByLabel("Webhook name").fill("ops");
   await hookForm.getByRole("button", { name: "Add webhook" }).click();
   const secret = (await alerts.getByTestId("webhook-secret").textContent({ timeout: wait.timeout }))?.trim();
   assert.match(secret ?? "", /^whsec_/);

@@ -200,14 +200,14 @@ function WebhooksPart({ projectId, onSent }: { projectId: string; onSent: () => 
         fields={[
           {
             name: "url",
-            label: "URL",
+            label: "Webhook URL",
             required: true,
             maxLength: 2048,
             placeholder: "https://",
             code: true,
             grow: true,
           },
-          { name: "name", label: "Name", maxLength: 100, placeholder: "ops chat" },
+          { name: "name", label: "Webhook name", maxLength: 100, placeholder: "ops chat" },
         ]}
         submitLabel="Add webhook"
         busyLabel="Adding…"
