@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { docsDirUrl } from "@sdk/docs";
 import { type Endpoint, endpoints, errorCatalog, errorCodes } from "@sdk/protocol";
 import { z } from "zod";
+import { alertsSection } from "./api-docs-alerts.ts";
 
 export function renderErrorDocs(): string {
   const lines = [
@@ -203,6 +204,7 @@ export function renderApiDocs(): string {
     "- The project watch socket takes `?tags=` and sends `device_tags` events",
     "  ([project watch](protocol.md#project-watch)).",
     "",
+    ...alertsSection,
     "## WebSockets",
     "",
     "Live data comes over WebSockets on the same port, specified in [protocol.md](protocol.md):",

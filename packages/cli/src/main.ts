@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Command } from "./command.ts";
+import { alertsAdd, alertsDeliveries, alertsList, alertsRemove, alertsWebhooks } from "./commands/alerts.ts";
 import { login, logout, whoami } from "./commands/auth.ts";
 import { backup } from "./commands/backup.ts";
 import { build } from "./commands/build.ts";
@@ -39,6 +40,11 @@ const commands: Command[] = [
   devicesList,
   devicesTag,
   devicesCreate,
+  alertsList,
+  alertsAdd,
+  alertsRemove,
+  alertsWebhooks,
+  alertsDeliveries,
 ];
 
 const globalOptions = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { alertEndpoints } from "./alerts.ts";
 import { successEnvelope } from "./envelope.ts";
 import { deploymentLimits, StoredEntityConfigSchema } from "./manifest.ts";
 import { PinState } from "./pins.ts";
@@ -530,6 +531,7 @@ export const endpoints = {
     result: CreatedDevices,
     status: 201,
   }),
+  ...alertEndpoints,
 } as const satisfies Record<string, Endpoint>;
 
 export type Endpoints = typeof endpoints;

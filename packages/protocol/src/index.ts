@@ -1,3 +1,4 @@
+export * from "./alerts.ts";
 export * from "./config-block.ts";
 export * from "./device.ts";
 export * from "./endpoints.ts";

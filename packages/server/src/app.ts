@@ -18,6 +18,7 @@ import { installJsonBodyParser } from "./http/json-body.ts";
 import { RequestLog } from "./http/request-log.ts";
 import { route } from "./http/route.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
+import { alertRoutes } from "./http/routes/alerts.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { backupRoutes } from "./http/routes/backup.ts";
 import { dashboardRoutes } from "./http/routes/dashboard.ts";
@@ -193,6 +194,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     firmwareRoutes,
     backupRoutes,
     retentionRoutes,
+    alertRoutes,
   ]) {
     registrar(bound, services, config);
   }
@@ -238,6 +240,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       services.deviceLink,
       services.devicePins,
       services.scripts,
+      services.alertMonitor,
       new FirmwareBundleImport({
         dir: config.firmwareDir,
         firmware: services.firmware,

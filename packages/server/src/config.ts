@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { type PrivateRange, privateRanges } from "./lib/webhook-target.ts";
 
 /** The server's own log levels (pino's), not a device log line's `LogLevel`. */
 type ServerLogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -61,6 +62,8 @@ export interface Config {
     /** Rows removed by one statement of the sweeper; it yields between statements. */
     batchRows: number;
   };
+  /** Alert webhooks: the private address ranges they may target (loopback and link-local are refused by default). */
+  webhooks: { allowPrivate: PrivateRange[] };
 }
 
 export interface HomeAssistantConfig {
@@ -268,5 +271,21 @@ export function loadConfig(
       diskLowMb: integer(env, "DISK_LOW_MB", 256, 0, 1_000_000_000),
       batchRows: integer(env, "RETENTION_BATCH_ROWS", 1000, 10, 100_000),
     },
+    webhooks: { allowPrivate: webhookAllowPrivate(env) },
   };
+}
+
+/** WEBHOOK_ALLOW_PRIVATE: a comma list of loopback, link-local, private; or none. Default: private. */
+function webhookAllowPrivate(env: Env): PrivateRange[] {
+  const raw = env.WEBHOOK_ALLOW_PRIVATE?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return ["private"];
+  if (raw === "none") return [];
+  const items = raw.split(",").map((item) => item.trim());
+  const bad = items.filter((item) => !(privateRanges as readonly string[]).includes(item));
+  if (bad.length > 0 || items.length === 0) {
+    throw new ConfigError(
+      `WEBHOOK_ALLOW_PRIVATE must be "none" or a comma list of ${privateRanges.join(", ")} (got "${env.WEBHOOK_ALLOW_PRIVATE}")`,
+    );
+  }
+  return [...new Set(items as PrivateRange[])];
 }

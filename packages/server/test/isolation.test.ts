@@ -22,6 +22,9 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
   sendTagCommand: { tag: "all", type: "gpio_write", args: { pin: 2, value: 1 } },
   sendTagMessage: { tag: "all", message: { type: "hello" } },
   createDevices: { devices: [{ name: "intruder", board: "pico_w" }] },
+  createAlertRule: { kind: "deployment" },
+  updateAlertRule: { kind: "deployment" },
+  createWebhook: { url: "https://hooks.example.com/sdk" },
 };
 
 const projectScoped = (Object.entries(endpoints) as [EndpointName, Endpoint][]).filter(([, e]) =>
@@ -65,6 +68,8 @@ test("every project-scoped endpoint answers 404 to another user and changes noth
     entityId: "temperature",
     deploymentId: deployment.id,
     tag: "all",
+    ruleId: "alr_aaaaaaaaaaaaaaaaaaaa",
+    webhookId: "whk_aaaaaaaaaaaaaaaaaaaa",
   };
 
   for (const [name, spec] of projectScoped) {

@@ -2,6 +2,7 @@ import { api, isNotFound } from "../api.ts";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Loading } from "../components/Feedback.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
+import { AlertsSection } from "../components/project/AlertsSection.tsx";
 import { DeploymentsSection } from "../components/project/DeploymentsSection.tsx";
 import { DevicesSection } from "../components/project/DevicesSection.tsx";
 import { EntitiesSection } from "../components/project/EntitiesSection.tsx";
@@ -61,6 +62,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
         reloadKey={deployments.status === "ready" && deployments.data}
       />
       <EnvVarsSection projectId={projectId} />
+      <AlertsSection projectId={projectId} />
     </>
   );
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { deviceTagsMigration } from "./migration-device-tags.ts";
+import { alertsMigration } from "./migrations-alerts.ts";
 
 // One list of migrations for both dialects: only column types both understand (text, bigint).
 // Names are camelCase here; the CamelCasePlugin turns them into snake_case columns.
@@ -155,6 +156,7 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0005_alerts": alertsMigration,
   "0006_retention": {
     async up(db: Kysely<unknown>) {
       await db.schema

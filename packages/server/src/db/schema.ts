@@ -1,5 +1,11 @@
 import type { Board, ConnectionState, LogLevel, LogSource, Role } from "@sdk/protocol";
 import type { Generated } from "kysely";
+import type {
+  AlertDeliveriesTable,
+  AlertEpisodesTable,
+  AlertRulesTable,
+  AlertWebhooksTable,
+} from "./schema-alerts.ts";
 
 /** Times are milliseconds since the epoch, stored as 64-bit integers on both dialects. */
 type Millis = number;
@@ -158,4 +164,8 @@ export interface DB {
   firmwareReleases: FirmwareReleasesTable;
   projectRetention: ProjectRetentionTable;
   deviceTags: DeviceTagsTable;
+  alertRules: AlertRulesTable;
+  alertWebhooks: AlertWebhooksTable;
+  alertDeliveries: AlertDeliveriesTable;
+  alertEpisodes: AlertEpisodesTable;
 }

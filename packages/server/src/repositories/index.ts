@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
 import type { WriteBatcher } from "../db/write-batcher.ts";
+import { alertsRepository } from "./alerts.ts";
 import { apiTokensRepository } from "./api-tokens.ts";
 import { auditLogRepository } from "./audit-log.ts";
 import { deploymentsRepository } from "./deployments.ts";
@@ -33,6 +34,7 @@ export function createRepositories(db: Kysely<DB>, batcher: WriteBatcher) {
     deployments: deploymentsRepository(db),
     firmware: firmwareRepository(db),
     deviceTags: deviceTagsRepository(db),
+    alerts: alertsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

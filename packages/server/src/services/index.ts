@@ -8,6 +8,8 @@ import { createRepositories } from "../repositories/index.ts";
 import { retentionRepository } from "../repositories/retention.ts";
 import { FirmwareFiles } from "../storage/firmware-files.ts";
 import { ProjectFiles } from "../storage/project-files.ts";
+import { AlertMonitor } from "./alert-monitor.ts";
+import { alertsService } from "./alerts.ts";
 import { AuditRecorder, auditService } from "./audit.ts";
 import { authService } from "./auth.ts";
 import { backupsService } from "./backups.ts";
@@ -107,6 +109,7 @@ export function createServices({
     version,
     deploymentsKept: config.deploymentsKept,
   });
+  const alerts = alertsService({ repos, box, clock, allowPrivate: config.webhooks.allowPrivate, version });
   return {
     audit,
     /** Records the security-relevant events (a lifecycle part: it subscribes when started). */
@@ -137,6 +140,9 @@ export function createServices({
     readiness: readinessService({ repos, clock, dialect: database.dialect, disk: retention.diskStatus }),
     retention,
     tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
+    alerts,
+    /** Alert rules over the bus and the webhook delivery queue (a lifecycle part). */
+    alertMonitor: new AlertMonitor({ alerts, repos, bus, clock, onError }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

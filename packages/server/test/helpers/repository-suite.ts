@@ -22,6 +22,20 @@ export const HOUR = 60 * MINUTE;
  * bookkeeping tables (kysely_migration*) are left out.
  */
 export const expectedSchema: Record<string, string[]> = {
+  alert_deliveries: [
+    "id",
+    "project_id",
+    "webhook_id",
+    "type",
+    "body",
+    "status",
+    "attempts",
+    "next_attempt_at",
+    "created_at",
+  ],
+  alert_episodes: ["rule_id", "subject", "opened_at"],
+  alert_rules: ["id", "project_id", "kind", "minutes", "count", "window_minutes", "created_at"],
+  alert_webhooks: ["id", "project_id", "name", "url", "secret_encrypted", "created_at"],
   api_tokens: ["id", "user_id", "name", "token_hash", "created_at", "last_used_at"],
   audit_log: ["id", "at", "actor_id", "action", "project_id", "target_id", "detail"],
   deployments: [

@@ -1,0 +1,99 @@
+import { createHmac } from "node:crypto";
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { type PrivateRange, refusedTarget } from "./webhook-target.ts";
+
+/** `sha256=<hex>`: HMAC-SHA256 of the raw request body with the webhook's secret. */
+export function webhookSignature(secret: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+class RefusedTargetError extends Error {}
+
+/** Resolves like the default lookup, then refuses the connection when any address is in a refused range. */
+function guardedLookup(allowed: readonly PrivateRange[]): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 4);
+      for (const { address } of addresses) {
+        const why = refusedTarget(address, allowed);
+        if (why) return callback(new RefusedTargetError(`${hostname} resolves to ${why}`), "", 4);
+      }
+      if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname} has no address`), "", 4);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Why the URL's target is refused, or `null`: an IP literal is checked here, a name once resolved. */
+export async function checkWebhookUrl(url: string, allowed: readonly PrivateRange[]): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host)) return refusedTarget(host, allowed);
+  const addresses = await new Promise<LookupAddress[]>((resolve) =>
+    dnsLookup(host, { all: true }, (error, list) => resolve(error ? [] : list)),
+  );
+  for (const { address } of addresses) {
+    const why = refusedTarget(address, allowed);
+    if (why) return `${host} resolves to ${why}`;
+  }
+  return null;
+}
+
+export interface PostOutcome {
+  status: number | null;
+  error: string | null;
+}
+
+/**
+ * One POST attempt. Never follows redirects (a 3xx counts as a failure) and never throws: the
+ * outcome says what the receiver answered, or why there was no answer.
+ */
+export async function postWebhook(options: {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  allowed: readonly PrivateRange[];
+  timeoutMs: number;
+}): Promise<PostOutcome> {
+  const refused = await literalRefusal(options.url, options.allowed);
+  if (refused) return { status: null, error: `refused: ${refused}` };
+  const target = new URL(options.url);
+  const transport = target.protocol === "https:" ? https : http;
+  return new Promise<PostOutcome>((resolve) => {
+    const request = transport.request(
+      target,
+      {
+        method: "POST",
+        headers: { ...options.headers, "content-length": String(Buffer.byteLength(options.body)) },
+        lookup: guardedLookup(options.allowed),
+        // A fresh connection each attempt: a pooled socket would skip the address check.
+        agent: false,
+        timeout: options.timeoutMs,
+      },
+      (response) => {
+        response.resume();
+        const status = response.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        response.on("end", () => resolve({ status, error: ok ? null : `the receiver answered ${status}` }));
+        response.on("error", () => resolve({ status, error: ok ? null : `the receiver answered ${status}` }));
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
+    request.on("error", (error) =>
+      resolve({
+        status: null,
+        error: error instanceof RefusedTargetError ? `refused: ${error.message}` : error.message,
+      }),
+    );
+    request.end(options.body);
+  });
+}
+
+async function literalRefusal(url: string, allowed: readonly PrivateRange[]): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  return isIP(host) ? refusedTarget(host, allowed) : null;
+}

@@ -1,0 +1,202 @@
+import type { Kysely, Selectable } from "kysely";
+import type { DB } from "../db/schema.ts";
+import type { AlertDeliveriesTable, AlertRulesTable, AlertWebhooksTable } from "../db/schema-alerts.ts";
+import { type Viewer, visibleProjectIds } from "./viewer.ts";
+
+export type AlertRuleRow = Selectable<AlertRulesTable>;
+export type WebhookRow = Selectable<AlertWebhooksTable>;
+export type DeliveryRow = Selectable<AlertDeliveriesTable>;
+
+const countOf = async (query: Promise<{ n: unknown }>) => Number((await query).n);
+
+/** Rules, webhooks, the delivery queue/log and open episodes. Reads for users filter by the viewer. */
+export function alertsRepository(db: Kysely<DB>) {
+  return {
+    listRules: (viewer: Viewer, projectId: string) =>
+      db
+        .selectFrom("alertRules")
+        .selectAll()
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .orderBy("createdAt")
+        .orderBy("id")
+        .execute(),
+    /** For the monitor: every rule of a project. */
+    rulesOf: (projectId: string) =>
+      db.selectFrom("alertRules").selectAll().where("projectId", "=", projectId).execute(),
+    countRules: (projectId: string) =>
+      countOf(
+        db
+          .selectFrom("alertRules")
+          .where("projectId", "=", projectId)
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow(),
+      ),
+    insertRule: async (row: AlertRuleRow) => {
+      await db.insertInto("alertRules").values(row).execute();
+    },
+    updateRule: async (
+      viewer: Viewer,
+      projectId: string,
+      id: string,
+      fields: Pick<AlertRuleRow, "kind" | "minutes" | "count" | "windowMinutes">,
+    ) => {
+      await db
+        .updateTable("alertRules")
+        .set(fields)
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .execute();
+      return db
+        .selectFrom("alertRules")
+        .selectAll()
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .executeTakeFirst();
+    },
+    deleteRule: async (viewer: Viewer, projectId: string, id: string) =>
+      Number(
+        (
+          await db
+            .deleteFrom("alertRules")
+            .where("id", "=", id)
+            .where("projectId", "=", projectId)
+            .where("projectId", "in", visibleProjectIds(db, viewer))
+            .executeTakeFirst()
+        ).numDeletedRows,
+      ) > 0,
+
+    listWebhooks: (viewer: Viewer, projectId: string) =>
+      db
+        .selectFrom("alertWebhooks")
+        .selectAll()
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .orderBy("createdAt")
+        .orderBy("id")
+        .execute(),
+    findWebhook: (viewer: Viewer, projectId: string, id: string) =>
+      db
+        .selectFrom("alertWebhooks")
+        .selectAll()
+        .where("id", "=", id)
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer))
+        .executeTakeFirst(),
+    /** For the delivery loop. */
+    webhookById: (id: string) =>
+      db.selectFrom("alertWebhooks").selectAll().where("id", "=", id).executeTakeFirst(),
+    webhooksOf: (projectId: string) =>
+      db.selectFrom("alertWebhooks").selectAll().where("projectId", "=", projectId).execute(),
+    countWebhooks: (projectId: string) =>
+      countOf(
+        db
+          .selectFrom("alertWebhooks")
+          .where("projectId", "=", projectId)
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow(),
+      ),
+    insertWebhook: async (row: WebhookRow) => {
+      await db.insertInto("alertWebhooks").values(row).execute();
+    },
+    deleteWebhook: async (viewer: Viewer, projectId: string, id: string) =>
+      db.transaction().execute(async (tx) => {
+        const visible = await tx
+          .selectFrom("alertWebhooks")
+          .select("id")
+          .where("id", "=", id)
+          .where("projectId", "=", projectId)
+          .where("projectId", "in", visibleProjectIds(tx, viewer))
+          .executeTakeFirst();
+        if (!visible) return false;
+        await tx.deleteFrom("alertDeliveries").where("webhookId", "=", id).execute();
+        await tx.deleteFrom("alertWebhooks").where("id", "=", id).execute();
+        return true;
+      }),
+
+    insertDelivery: async (row: DeliveryRow) => {
+      await db.insertInto("alertDeliveries").values(row).execute();
+    },
+    delivery: (id: string) =>
+      db.selectFrom("alertDeliveries").selectAll().where("id", "=", id).executeTakeFirst(),
+    listDeliveries: (viewer: Viewer, projectId: string, limit: number, webhookId?: string) => {
+      let query = db
+        .selectFrom("alertDeliveries")
+        .selectAll()
+        .where("projectId", "=", projectId)
+        .where("projectId", "in", visibleProjectIds(db, viewer));
+      if (webhookId) query = query.where("webhookId", "=", webhookId);
+      return query.orderBy("id", "desc").limit(limit).execute();
+    },
+    /** Pending deliveries whose next attempt is due, oldest first. */
+    due: (now: number, limit: number) =>
+      db
+        .selectFrom("alertDeliveries")
+        .select("id")
+        .where("status", "=", "pending")
+        .where("nextAttemptAt", "<=", now)
+        .orderBy("nextAttemptAt")
+        .limit(limit)
+        .execute(),
+    recordAttempt: async (
+      id: string,
+      change: { status: DeliveryRow["status"]; attempts: string; nextAttemptAt: number | null },
+    ) => {
+      await db.updateTable("alertDeliveries").set(change).where("id", "=", id).execute();
+    },
+    /** Keeps the newest `keep` deliveries of the project (pending ones included in the count). */
+    pruneDeliveries: async (projectId: string, keep: number) => {
+      const cutoff = await db
+        .selectFrom("alertDeliveries")
+        .select("id")
+        .where("projectId", "=", projectId)
+        .orderBy("id", "desc")
+        .offset(keep)
+        .limit(1)
+        .executeTakeFirst();
+      if (!cutoff) return;
+      await db
+        .deleteFrom("alertDeliveries")
+        .where("projectId", "=", projectId)
+        .where("id", "<=", cutoff.id)
+        .execute();
+    },
+
+    /** At boot: devices last seen before the restart, in projects with an offline rule. */
+    offlineWatched: () =>
+      db
+        .selectFrom("devices")
+        .select(["id", "projectId"])
+        .where("status", "=", "offline")
+        .where("lastSeenAt", "is not", null)
+        .where(
+          "projectId",
+          "in",
+          db.selectFrom("alertRules").select("projectId").where("kind", "=", "device_offline"),
+        )
+        .execute(),
+    openEpisodes: () => db.selectFrom("alertEpisodes").selectAll().execute(),
+    /** False when the episode was already open (its alert was sent). */
+    openEpisode: async (ruleId: string, subject: string, openedAt: number) => {
+      const result = await db
+        .insertInto("alertEpisodes")
+        .values({ ruleId, subject, openedAt })
+        .onConflict((oc) => oc.columns(["ruleId", "subject"]).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+    /** True when an open episode was closed. */
+    closeEpisode: async (ruleId: string, subject: string) =>
+      Number(
+        (
+          await db
+            .deleteFrom("alertEpisodes")
+            .where("ruleId", "=", ruleId)
+            .where("subject", "=", subject)
+            .executeTakeFirst()
+        ).numDeletedRows,
+      ) > 0,
+  };
+}

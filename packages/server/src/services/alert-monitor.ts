@@ -1,0 +1,274 @@
+import type { EventBus, Unsubscribe } from "../events/bus.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Lifecycle } from "../lifecycle/lifecycle.ts";
+import type { AlertRuleRow } from "../repositories/alerts.ts";
+import type { Repositories } from "../repositories/index.ts";
+import type { Alert, AlertsService } from "./alerts.ts";
+
+const minute = 60_000;
+const server = { userId: "", isAdmin: true };
+
+/**
+ * Turns events into alerts by the project's rules, and drives the webhook delivery queue.
+ *
+ * Episodes (one alert each, recorded in `alertEpisodes` so a restart does not repeat them):
+ * - device_offline: a device that stays disconnected N minutes in a row raises `device.offline`;
+ *   when it reconnects, `device.online` follows and the episode ends. A device that comes back
+ *   within N minutes raises nothing, so a flapping device alerts at most once per N minutes.
+ * - script_errors: `count` script failures of one device within `windowMinutes` raise
+ *   `script.errors` once; the episode ends after a whole window without a failure.
+ * - deployment: every failed deployment raises `deployment.failed` once; making an older
+ *   deployment live again while a newer one exists raises `deployment.rolled_back`.
+ */
+export class AlertMonitor implements Lifecycle {
+  readonly name = "alerts";
+  readonly #alerts: AlertsService;
+  readonly #repos: Pick<Repositories, "deployments">;
+  readonly #bus: EventBus;
+  readonly #clock: Clock;
+  readonly #onError: (error: unknown) => void;
+  readonly #tickMs: number;
+  #unsubscribe: Unsubscribe[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #ready: Promise<void> | undefined;
+  #inFlight = new Set<Promise<void>>();
+  #delivering = false;
+  #offline = new Map<string, { projectId: string; since: number }>();
+  #failures = new Map<string, { projectId: string; times: number[] }>();
+  /** `ruleId deviceId` of the episodes whose alert was sent. */
+  #alerted = new Set<string>();
+  #rules = new Map<string, AlertRuleRow[]>();
+  #rulesVersion = -1;
+
+  constructor(deps: {
+    alerts: AlertsService;
+    repos: Pick<Repositories, "deployments">;
+    bus: EventBus;
+    clock: Clock;
+    onError: (error: unknown) => void;
+    tickMs?: number;
+  }) {
+    this.#alerts = deps.alerts;
+    this.#repos = deps.repos;
+    this.#bus = deps.bus;
+    this.#clock = deps.clock;
+    this.#onError = deps.onError;
+    this.#tickMs = deps.tickMs ?? 1000;
+  }
+
+  /**
+   * Subscribes at once (no presence event is missed while the server starts), then loads the open
+   * episodes and the devices still offline from before the restart; handlers wait for that load.
+   */
+  start(): void {
+    const connectedSinceStart = new Set<string>();
+    const ready = this.#load(connectedSinceStart, this.#clock.now());
+    this.#ready = ready;
+    this.#unsubscribe.push(
+      this.#bus.subscribe("device.disconnected", (e) => {
+        this.#offline.set(e.deviceId, { projectId: e.projectId, since: this.#clock.now() });
+      }),
+      this.#bus.subscribe("device.connected", async (e) => {
+        connectedSinceStart.add(e.deviceId);
+        const since = this.#offline.get(e.deviceId)?.since;
+        this.#offline.delete(e.deviceId);
+        await ready;
+        await this.#online(e.projectId, e.deviceId, since);
+      }),
+      this.#bus.subscribe("device.deleted", (e) => {
+        this.#offline.delete(e.deviceId);
+        this.#failures.delete(e.deviceId);
+      }),
+      this.#bus.subscribe("script.failed", async (e) => {
+        await ready;
+        await this.#scriptFailed(e.projectId, e.deviceId);
+      }),
+      this.#bus.subscribe("deployment.failed", async (e) => {
+        await ready;
+        await this.#deploymentFailed(e.projectId, e.deploymentId);
+      }),
+      this.#bus.subscribe("deployment.activated", async (e) => {
+        await ready;
+        await this.#deploymentActivated(e.projectId, e.deploymentId, e.version);
+      }),
+    );
+    this.#timer = setInterval(() => {
+      this.#ticking ??= ready
+        .then(() => this.#tick())
+        .catch(this.#onError)
+        .finally(() => {
+          this.#ticking = undefined;
+        });
+    }, this.#tickMs);
+    this.#timer.unref();
+  }
+
+  async #load(connectedSinceStart: Set<string>, startedAt: number): Promise<void> {
+    try {
+      for (const e of await this.#alerts.openEpisodes()) this.#alerted.add(`${e.ruleId} ${e.subject}`);
+      for (const d of await this.#alerts.offlineWatched()) {
+        if (connectedSinceStart.has(d.id) || this.#offline.has(d.id)) continue;
+        // Counted from the start: the server's own downtime is not the device's.
+        this.#offline.set(d.id, { projectId: d.projectId, since: startedAt });
+      }
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    for (const off of this.#unsubscribe.splice(0)) off();
+    await this.#ready;
+    await this.#ticking;
+    await Promise.all([...this.#inFlight]);
+  }
+
+  async #rulesOf(projectId: string, kind: AlertRuleRow["kind"]): Promise<AlertRuleRow[]> {
+    if (this.#rulesVersion !== this.#alerts.rulesVersion()) {
+      this.#rules.clear();
+      this.#rulesVersion = this.#alerts.rulesVersion();
+    }
+    let rules = this.#rules.get(projectId);
+    if (!rules) {
+      rules = await this.#alerts.rulesOf(projectId);
+      this.#rules.set(projectId, rules);
+    }
+    return rules.filter((r) => r.kind === kind);
+  }
+
+  async #raise(alert: Alert): Promise<void> {
+    const ids = await this.#alerts.raise(alert);
+    for (const id of ids) this.#background(this.#alerts.attempt(id));
+  }
+
+  /** Deliveries run beside the tick (a slow receiver must not hold up the rules); stop() awaits them. */
+  #background(work: Promise<void>): void {
+    const tracked = work.catch(this.#onError).finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
+  }
+
+  async #tick(): Promise<void> {
+    const now = this.#clock.now();
+    for (const [deviceId, { projectId, since }] of this.#offline) {
+      for (const rule of await this.#rulesOf(projectId, "device_offline")) {
+        const key = `${rule.id} ${deviceId}`;
+        if (this.#alerted.has(key) || now - since < (rule.minutes ?? 0) * minute) continue;
+        this.#alerted.add(key);
+        if (!(await this.#alerts.openEpisode(rule.id, deviceId))) continue;
+        await this.#raise({
+          projectId,
+          type: "device.offline",
+          rule,
+          deviceId,
+          message: `Device offline for ${rule.minutes} minutes`,
+          details: { offlineSince: new Date(since).toISOString() },
+        });
+      }
+    }
+    for (const [deviceId, { projectId, times }] of this.#failures) {
+      for (const rule of await this.#rulesOf(projectId, "script_errors")) {
+        const key = `${rule.id} ${deviceId}`;
+        const last = times.at(-1) ?? 0;
+        if (this.#alerted.has(key) && now - last >= (rule.windowMinutes ?? 0) * minute) {
+          this.#alerted.delete(key);
+          await this.#alerts.closeEpisode(rule.id, deviceId);
+        }
+      }
+      const longest = Math.max(
+        0,
+        ...(await this.#rulesOf(projectId, "script_errors")).map((r) => r.windowMinutes ?? 0),
+      );
+      if (times.every((t) => now - t >= longest * minute)) this.#failures.delete(deviceId);
+    }
+    if (!this.#delivering) {
+      this.#delivering = true;
+      this.#background(
+        this.#alerts.deliverDue().finally(() => {
+          this.#delivering = false;
+        }),
+      );
+    }
+  }
+
+  async #online(projectId: string, deviceId: string, since: number | undefined): Promise<void> {
+    for (const rule of await this.#rulesOf(projectId, "device_offline")) {
+      const key = `${rule.id} ${deviceId}`;
+      if (!this.#alerted.delete(key)) continue;
+      if (!(await this.#alerts.closeEpisode(rule.id, deviceId))) continue;
+      await this.#raise({
+        projectId,
+        type: "device.online",
+        rule,
+        deviceId,
+        message: "Device back online",
+        details: since === undefined ? {} : { offlineSince: new Date(since).toISOString() },
+      });
+    }
+  }
+
+  async #scriptFailed(projectId: string, deviceId: string): Promise<void> {
+    const rules = await this.#rulesOf(projectId, "script_errors");
+    if (rules.length === 0) return;
+    const now = this.#clock.now();
+    const longest = Math.max(...rules.map((r) => r.windowMinutes ?? 0)) * minute;
+    const entry = this.#failures.get(deviceId) ?? { projectId, times: [] };
+    entry.times.push(now);
+    while (entry.times.length > 0 && now - entry.times[0]! > longest) entry.times.shift();
+    this.#failures.set(deviceId, entry);
+    for (const rule of rules) {
+      const key = `${rule.id} ${deviceId}`;
+      const window = (rule.windowMinutes ?? 0) * minute;
+      const inWindow = entry.times.filter((t) => now - t < window).length;
+      if (this.#alerted.has(key) || inWindow < (rule.count ?? 1)) continue;
+      this.#alerted.add(key);
+      if (!(await this.#alerts.openEpisode(rule.id, deviceId))) continue;
+      await this.#raise({
+        projectId,
+        type: "script.errors",
+        rule,
+        deviceId,
+        message: `The device's script failed ${inWindow} times within ${rule.windowMinutes} minutes`,
+        details: { failures: inWindow },
+      });
+    }
+  }
+
+  async #deploymentFailed(projectId: string, deploymentId: string): Promise<void> {
+    const rules = await this.#rulesOf(projectId, "deployment");
+    if (rules.length === 0) return;
+    const deployment = await this.#repos.deployments.find(server, projectId, deploymentId);
+    for (const rule of rules) {
+      if (!(await this.#alerts.openEpisode(rule.id, deploymentId))) continue;
+      await this.#raise({
+        projectId,
+        type: "deployment.failed",
+        rule,
+        deployment: { id: deploymentId, version: deployment?.version ?? 0 },
+        message: `Deployment v${deployment?.version ?? "?"} failed: ${deployment?.error ?? "it did not load"}`,
+        details: { error: deployment?.error ?? null },
+      });
+    }
+  }
+
+  async #deploymentActivated(projectId: string, deploymentId: string, version: number): Promise<void> {
+    const rules = await this.#rulesOf(projectId, "deployment");
+    if (rules.length === 0) return;
+    const newer = (await this.#repos.deployments.list(server, projectId)).filter(
+      (d) => d.version > version && d.status !== "failed",
+    );
+    if (newer.length === 0) return;
+    const from = Math.max(...newer.map((d) => d.version));
+    for (const rule of rules) {
+      await this.#raise({
+        projectId,
+        type: "deployment.rolled_back",
+        rule,
+        deployment: { id: deploymentId, version },
+        message: `Rolled back to deployment v${version} (from v${from})`,
+        details: { fromVersion: from },
+      });
+    }
+  }
+}
