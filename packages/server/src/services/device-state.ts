@@ -53,6 +53,13 @@ export function deviceStateService(deps: {
         entities.add(entityId);
         knownEntities.set(device.deviceId, entities);
       }
+      const key = `${device.deviceId}\u0000${entityId}`;
+      const count = (sinceLastPrune.get(key) ?? 0) + 1;
+      const prune = count >= pruneEvery;
+      if (prune) sinceLastPrune.delete(key);
+      else sinceLastPrune.set(key, count);
+      const room = repos.deviceState.room();
+      if (room) await room;
       const at = clock.now();
       await repos.deviceState.record({
         historyId: newSortableId("sth", at),
@@ -60,15 +67,8 @@ export function deviceStateService(deps: {
         entityId,
         value: json,
         at,
+        ...(prune ? { pruneTo: limits.stateHistoryMaxEntries } : {}),
       });
-      const key = `${device.deviceId}\u0000${entityId}`;
-      const count = (sinceLastPrune.get(key) ?? 0) + 1;
-      if (count >= pruneEvery) {
-        sinceLastPrune.delete(key);
-        await repos.deviceState.pruneHistory(device.deviceId, entityId, limits.stateHistoryMaxEntries);
-      } else {
-        sinceLastPrune.set(key, count);
-      }
       void bus.publish("device.state", {
         projectId: device.projectId,
         deviceId: device.deviceId,
