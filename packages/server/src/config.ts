@@ -48,6 +48,8 @@ export interface Config {
   deploymentsKept: number;
   /** The Home Assistant bridge over MQTT; `null` (MQTT_URL unset) turns it off. */
   homeAssistant: HomeAssistantConfig | null;
+  /** Device state and log rows queued for the group commit at most; writers wait for room beyond it. */
+  writeQueueMaxRows: number;
 }
 
 export interface HomeAssistantConfig {
@@ -232,5 +234,6 @@ export function loadConfig(
     },
     deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
     homeAssistant: homeAssistant(env),
+    writeQueueMaxRows: integer(env, "WRITE_QUEUE_MAX_ROWS", 20_000, 10, 1_000_000),
   };
 }

@@ -51,8 +51,8 @@ export class WriteBatcher {
   constructor(db: Kysely<DB>, options: number | WriteBatcherOptions = {}) {
     const o = typeof options === "number" ? { maxBatch: options } : options;
     this.#db = db;
-    this.#maxBatch = o.maxBatch ?? 2000;
-    this.#maxQueued = Math.max(o.maxQueued ?? 20_000, this.#maxBatch);
+    this.#maxQueued = o.maxQueued ?? 20_000;
+    this.#maxBatch = Math.min(o.maxBatch ?? 2000, this.#maxQueued);
   }
 
   run(work: Work): Promise<void> {

@@ -72,8 +72,11 @@ export function deviceLogsService(deps: {
       else sinceLastPrune.set(device.deviceId, count);
       const store = () =>
         repos.deviceLogs.insert(row, prune ? { pruneTo: limits.logMaxEntries } : {}).catch(onError);
-      const room = repos.deviceLogs.room();
-      return room ? room.then(store) : store();
+      if (!repos.deviceLogs.room()) return store();
+      return (async () => {
+        for (let room = repos.deviceLogs.room(); room; room = repos.deviceLogs.room()) await room;
+        await store();
+      })();
     },
 
     async list(principal: Principal, device: DeviceRef, limit: number, before?: string): Promise<LogEntry[]> {

@@ -58,8 +58,8 @@ export function deviceStateService(deps: {
       const prune = count >= pruneEvery;
       if (prune) sinceLastPrune.delete(key);
       else sinceLastPrune.set(key, count);
-      const room = repos.deviceState.room();
-      if (room) await room;
+      // Room is checked again after each wait: writers let go together may fill the queue again.
+      for (let room = repos.deviceState.room(); room; room = repos.deviceState.room()) await room;
       const at = clock.now();
       await repos.deviceState.record({
         historyId: newSortableId("sth", at),
