@@ -128,7 +128,7 @@ export class WriteBatcher {
         if (this.#queue.length > 0) this.#schedule();
       });
     };
-    const spacing = Math.min(this.#lastFlushMs, 20);
+    const spacing = Math.min(this.#lastFlushMs, 10);
     if (spacing >= 1 && this.#queue.length < this.#maxBatch) setTimeout(start, spacing);
     else setImmediate(start);
   }
