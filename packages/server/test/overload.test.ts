@@ -2,8 +2,9 @@
 // message ends up stored and seen by the device's watcher, none lost, and the queue of rows waiting
 // for their commit never grows past its bound.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
+import { postgresUrl } from "./helpers/postgres.ts";
 import { scriptProject } from "./helpers/script-project.ts";
 import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -20,9 +21,9 @@ const devices = 4;
 const perDevice = 1500;
 const queueBound = 50;
 
-test("under a flood of device messages nothing acknowledged is lost and the write queue stays bounded", async (t) => {
+async function flood(t: TestContext, env: Record<string, string>): Promise<void> {
   const s = await scriptProject(t, {
-    env: { WRITE_QUEUE_MAX_ROWS: String(queueBound), STATE_HISTORY_MAX_ENTRIES: String(perDevice) },
+    env: { ...env, WRITE_QUEUE_MAX_ROWS: String(queueBound), STATE_HISTORY_MAX_ENTRIES: String(perDevice) },
   });
   await deploy(t, s.client, s.project.id, tickScript);
   const batcher = s.server.database.batcher;
@@ -107,4 +108,12 @@ test("under a flood of device messages nothing acknowledged is lost and the writ
   }
   t.diagnostic(`most rows queued for a commit: ${mostQueued} (bound ${queueBound})`);
   assert.ok(mostQueued <= queueBound + devices, `the write queue stayed near its bound (${mostQueued})`);
+}
+
+test("under a flood of device messages nothing acknowledged is lost and the write queue stays bounded (SQLite)", (t) =>
+  flood(t, {}));
+
+test("the same on PostgreSQL", async (t) => {
+  const url = await postgresUrl(t);
+  if (url) await flood(t, { DATABASE_URL: url });
 });
