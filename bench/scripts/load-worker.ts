@@ -259,6 +259,7 @@ async function step(rate: number, seconds: number, drainMs: number): Promise<voi
     type: "stepDone",
     offeredPerSecond: rate,
     seconds,
+    firstSeq: t.base,
     sent: total,
     sendMs: Math.round(lastSendAt - started),
     measured: t.measured,

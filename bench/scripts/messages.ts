@@ -43,6 +43,8 @@ export interface LoadStep {
   type: "stepDone";
   offeredPerSecond: number;
   seconds: number;
+  /** The seq of the step's first message (message k has seq firstSeq + k, its state value). */
+  firstSeq: number;
   /** Messages sent (all devices), and from the first to the last send. */
   sent: number;
   sendMs: number;

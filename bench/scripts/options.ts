@@ -24,11 +24,23 @@ export interface Options {
   profileDir: string | undefined;
   /** Do not wait for other benchmark runs to end before starting. */
   noWait: boolean;
+  /**
+   * The overload step of each fleet offers this many times the most the sdk got through at that
+   * fleet size (the reference gets the same offered rate); 0 leaves it out.
+   */
+  overloadFactor: number;
+  /** How long the overload step offers its rate (default: `seconds`). */
+  overloadSeconds: number;
+  /** After the overload step, how long to wait at most for the last messages to come through. */
+  overloadDrainSeconds: number;
+  /** Before each step, how long to wait at most for other work on the machine to stop. */
+  quietTimeoutSeconds: number;
 }
 
 const usage = `usage: node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds S]
        [--watch N] [--drain-seconds S] [--call-seconds S] [--only calls|e2e|sdk|reference]
-       [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]`;
+       [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]
+       [--overload-factor F] [--overload-seconds S] [--overload-drain-seconds S] [--quiet-timeout S]`;
 
 function list(name: string, raw: string | undefined, fallback: number[]): number[] {
   if (raw === undefined) return fallback;
@@ -50,6 +62,10 @@ export function parseOptions(argv: string[]): Options {
       out: { type: "string" },
       profile: { type: "string" },
       "no-wait": { type: "boolean" },
+      "overload-factor": { type: "string" },
+      "overload-seconds": { type: "string" },
+      "overload-drain-seconds": { type: "string" },
+      "quiet-timeout": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -75,5 +91,13 @@ export function parseOptions(argv: string[]): Options {
     out: values.out,
     profileDir: values.profile,
     noWait: values["no-wait"] === true,
+    overloadFactor:
+      values["overload-factor"] === "0"
+        ? 0
+        : positive("overload-factor", values["overload-factor"], 2, usage),
+    overloadSeconds: positive("overload-seconds", values["overload-seconds"] ?? values.seconds, 10, usage),
+    overloadDrainSeconds: positive("overload-drain-seconds", values["overload-drain-seconds"], 60, usage),
+    quietTimeoutSeconds:
+      values["quiet-timeout"] === "0" ? 0 : positive("quiet-timeout", values["quiet-timeout"], 60, usage),
   };
 }

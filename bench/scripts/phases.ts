@@ -1,3 +1,5 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { type Cpu, Span, waitIdle, waitQuiet } from "../lib/measure.ts";
 import { sleep } from "../lib/net.ts";
 import { sampleProcess } from "../lib/proc.ts";
@@ -11,7 +13,14 @@ export interface StepResult extends Omit<LoadStep, "type"> {
   /** From the step's first send until its last event arrived or the drain ran out. */
   cpu: Cpu;
   serverRssBytes: number;
+  /** The most server RSS seen, sampled every 100 ms from the step's first send to the end of its drain. */
+  serverPeakRssBytes: number;
   generatorRssBytes: number;
+  /**
+   * sdk only: how many of the step's messages (all devices, watched or not) are in the stored
+   * state history once the step is over (each seq counted once); null for the reference.
+   */
+  stored: number | null;
   /** After the step, until the server's event loop was quiet again (null: not within 30 s). */
   settleMs: number | null;
   /**
@@ -33,6 +42,11 @@ interface FleetResult {
   /** Server RSS with the fleet and its watchers connected, warmed up. */
   serverRssBytes: number;
   steps: StepResult[];
+  /**
+   * The overload step (`overloadFactor` × the most the sdk got through at this fleet size), then a
+   * step at a tenth of that rate for 2 s to show the server recovered by itself.
+   */
+  overload: { step: StepResult; recovery: StepResult } | null;
   /** Rates not run because a lower one got less than a quarter of its offered rate through. */
   skippedRates: number[];
 }
@@ -48,8 +62,23 @@ export interface TargetResult {
 
 const handshakesInFlight = 50;
 const settleTimeoutMs = 30_000;
-/** At most this long to wait, before each step, for other work on the machine to stop. */
-const quietTimeoutMs = 60_000;
+const rssSampleMs = 100;
+
+/** Counts the distinct seqs firstSeq … firstSeq + count − 1 in the state history of the sdk's database. */
+function countStored(dataDir: string, firstSeq: number, count: number): number {
+  const db = new DatabaseSync(path.join(dataDir, "sdk.db"), { readOnly: true, timeout: 10_000 });
+  try {
+    const row = db
+      .prepare(
+        `select count(distinct cast(value as integer)) as n from device_state_history
+         where entity_id = 'v' and cast(value as integer) between ? and ?`,
+      )
+      .get(firstSeq, firstSeq + count - 1) as { n: number };
+    return Number(row.n);
+  } finally {
+    db.close();
+  }
+}
 
 /** Uploads the tick script through the REST API (`POST /v1/projects/:id/deployments`). */
 async function deploy(target: SdkTarget, script: Built): Promise<TargetResult["deployment"]> {
@@ -71,6 +100,8 @@ export async function benchTarget(
   options: Options,
   log: (line: string) => void,
   track: (generator: LoadGenerator) => void,
+  /** Per fleet size, the overload step's offered rate: set by the first target (the sdk), reused by the next. */
+  overloadRates: Map<number, number>,
 ): Promise<TargetResult> {
   const most = Math.max(...options.devices);
   log(`[${target.name}] preparing ${most} devices`);
@@ -110,34 +141,78 @@ export async function benchTarget(
         warmUpMissing: warm.missing,
         serverRssBytes: sampleProcess(target.child.pid).rssBytes,
         steps: [],
+        overload: null,
         skippedRates: [],
       };
       let saturated = false;
+      const runStep = async (rate: number, seconds: number, drainMs: number): Promise<StepResult> => {
+        const quiet = await waitQuiet(
+          [target.child.pid, generator.pid, process.pid],
+          options.quietTimeoutSeconds * 1000,
+        );
+        if (quiet.waitedMs > 0) {
+          log(`[${target.name}] waited ${quiet.waitedMs} ms for other work on the machine to stop`);
+        }
+        let serverPeakRssBytes = sampleProcess(target.child.pid).rssBytes;
+        const sampler = setInterval(() => {
+          serverPeakRssBytes = Math.max(serverPeakRssBytes, sampleProcess(target.child.pid).rssBytes);
+        }, rssSampleMs);
+        const span = await Span.begin(target.child, generator);
+        let load: LoadStep;
+        try {
+          load = await generator.step(rate, seconds, drainMs);
+        } finally {
+          clearInterval(sampler);
+        }
+        const cpu = await span.end();
+        const serverRssBytes = sampleProcess(target.child.pid).rssBytes;
+        serverPeakRssBytes = Math.max(serverPeakRssBytes, serverRssBytes);
+        const generatorRssBytes = generator.sample().rssBytes;
+        const settleMs = await waitIdle(target.child, settleTimeoutMs);
+        const stored =
+          target instanceof SdkTarget ? countStored(target.dataDir, load.firstSeq, load.sent) : null;
+        const { type: _type, ...figures } = load;
+        log(
+          `[${target.name}] ${n} devices, ${rate}/s offered: ${load.achievedPerSecond}/s through, ` +
+            `p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, ` +
+            `${load.measured - load.received} of ${load.measured} missing` +
+            (stored === null ? "" : `, ${stored} of ${load.sent} stored`) +
+            `; server ${Math.round(cpu.serverPercent)} % CPU ` +
+            `(loop ${Math.round(cpu.serverLoopBusy * 100)} % busy), peak RSS ${Math.round(serverPeakRssBytes / 1048576)} MiB, ` +
+            `generator ${Math.round(cpu.generatorPercent)} %, ` +
+            `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %`,
+        );
+        return {
+          ...figures,
+          cpu,
+          serverRssBytes,
+          serverPeakRssBytes,
+          generatorRssBytes,
+          stored,
+          settleMs,
+          quiet,
+        };
+      };
       for (const rate of options.rates) {
         if (saturated) {
           result.skippedRates.push(rate);
           continue;
         }
-        const quiet = await waitQuiet([target.child.pid, generator.pid, process.pid], quietTimeoutMs);
-        if (quiet.waitedMs > 0) {
-          log(`[${target.name}] waited ${quiet.waitedMs} ms for other work on the machine to stop`);
+        const step = await runStep(rate, options.seconds, options.drainSeconds * 1000);
+        result.steps.push(step);
+        saturated = step.achievedPerSecond < rate / 4;
+      }
+      if (options.overloadFactor > 0) {
+        let rate = overloadRates.get(n);
+        if (rate === undefined) {
+          const most = Math.max(0, ...result.steps.map((s) => s.achievedPerSecond));
+          rate = Math.max(1, Math.round(most * options.overloadFactor));
+          overloadRates.set(n, rate);
         }
-        const span = await Span.begin(target.child, generator);
-        const load = await generator.step(rate, options.seconds, options.drainSeconds * 1000);
-        const cpu = await span.end();
-        const serverRssBytes = sampleProcess(target.child.pid).rssBytes;
-        const generatorRssBytes = generator.sample().rssBytes;
-        const settleMs = await waitIdle(target.child, settleTimeoutMs);
-        const { type: _type, ...figures } = load;
-        result.steps.push({ ...figures, cpu, serverRssBytes, generatorRssBytes, settleMs, quiet });
-        log(
-          `[${target.name}] ${n} devices, ${rate}/s offered: ${load.achievedPerSecond}/s through, ` +
-            `p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, ` +
-            `${load.measured - load.received} of ${load.measured} missing; server ${Math.round(cpu.serverPercent)} % CPU ` +
-            `(loop ${Math.round(cpu.serverLoopBusy * 100)} % busy), generator ${Math.round(cpu.generatorPercent)} %, ` +
-            `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %`,
-        );
-        saturated = load.achievedPerSecond < rate / 4;
+        log(`[${target.name}] overload: ${rate}/s for ${options.overloadSeconds} s`);
+        const step = await runStep(rate, options.overloadSeconds, options.overloadDrainSeconds * 1000);
+        const recovery = await runStep(Math.max(1, Math.round(rate / 10)), 2, options.drainSeconds * 1000);
+        result.overload = { step, recovery };
       }
       fleets.push(result);
       await generator.disconnect();

@@ -60,16 +60,18 @@ function memoryTable(calls: CallsResult): string {
 }
 
 function stepCells(s: StepResult | undefined): string[] {
-  if (!s) return ["skipped", "", "", "", "", "", "", "", "", ""];
+  if (!s) return ["skipped", "", "", "", "", "", "", "", "", "", "", ""];
   return [
     cell(s.achievedPerSecond, 0),
     cell(s.latency.p50Ms, 2),
     cell(s.latency.p99Ms, 2),
     cell(s.latency.maxMs, 1),
     `${cell(s.measured - s.received, 0)} / ${cell(s.measured, 0)}`,
+    s.stored === null || s.stored === undefined ? "–" : `${cell(s.stored, 0)} / ${cell(s.sent, 0)}`,
     cell(s.cpu.serverPercent, 0),
     cell(s.cpu.serverLoopBusy * 100, 0),
     cell(mib(s.serverRssBytes), 0),
+    s.serverPeakRssBytes === undefined ? "–" : cell(mib(s.serverPeakRssBytes), 0),
     cell(s.cpu.generatorPercent, 0),
     `${cell(s.cpu.otherPercent, 0)} / ${cell(s.cpu.stealPercent, 0)}`,
   ];
@@ -108,9 +110,11 @@ function e2eTable(results: readonly TargetResult[]): string {
           ratioCell(a.latency.p99Ms, b.latency.p99Ms),
           ratioCell(a.latency.maxMs, b.latency.maxMs),
           "",
+          "",
           ratioCell(a.cpu.serverPercent, b.cpu.serverPercent),
           "",
           ratioCell(a.serverRssBytes, b.serverRssBytes),
+          "",
           "",
           "",
         ]);
@@ -126,11 +130,61 @@ function e2eTable(results: readonly TargetResult[]): string {
       "p99 (ms)",
       "max (ms)",
       "late or lost / timed",
+      "stored / sent",
       "server CPU (%)",
       "server loop busy (%)",
       "server RSS (MiB)",
+      "peak RSS (MiB)",
       "generator CPU (%)",
       "others / steal (% of a core)",
+    ],
+    rows,
+  );
+}
+
+/**
+ * The overload step of each fleet (and the recovery step after it): what came through, what was
+ * stored, the most memory the server used, and how long it took to be idle again.
+ */
+function overloadTable(results: readonly TargetResult[]): string | null {
+  const rows: string[][] = [];
+  for (const r of results) {
+    for (const f of r.fleets) {
+      if (!f.overload) continue;
+      const { step: s, recovery: q } = f.overload;
+      rows.push([
+        `${cell(f.devices, 0)} devices`,
+        r.target,
+        cell(s.offeredPerSecond, 0),
+        cell(s.achievedPerSecond, 0),
+        cell(s.latency.p99Ms, 1),
+        `${cell(s.measured - s.received, 0)} / ${cell(s.measured, 0)}`,
+        s.stored === null ? "–" : `${cell(s.stored, 0)} / ${cell(s.sent, 0)}`,
+        cell(mib(s.serverPeakRssBytes), 0),
+        cell(mib(s.serverRssBytes), 0),
+        s.settleMs === null ? "> 30 s" : cell(s.settleMs, 0),
+        `${cell(q.offeredPerSecond, 0)}/s: p99 ${cell(q.latency.p99Ms, 2)} ms, ${cell(q.measured - q.received, 0)} missing`,
+        cell(s.cpu.serverPercent, 0),
+        cell(s.cpu.generatorPercent, 0),
+      ]);
+    }
+  }
+  if (rows.length === 0) return null;
+  return markdownTable(
+    [
+      "Overload",
+      "server",
+      "offered (msg/s)",
+      "through (msg/s)",
+      "p99 (ms)",
+      "late or lost / timed",
+      "stored / sent",
+      "peak RSS (MiB)",
+      "RSS after (MiB)",
+      "idle again after (ms)",
+      "then, at a tenth",
+      "server CPU (%)",
+      "generator CPU (%)",
     ],
     rows,
   );
@@ -141,5 +195,7 @@ export function report(record: { calls: CallsResult | null; e2e: TargetResult[] 
   if (record.calls)
     parts.push(callsTable(record.calls), spacedTable(record.calls), memoryTable(record.calls));
   if (record.e2e.length > 0) parts.push(e2eTable(record.e2e));
+  const overload = overloadTable(record.e2e);
+  if (overload) parts.push(overload);
   return parts.join("\n\n");
 }

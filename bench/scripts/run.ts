@@ -29,6 +29,7 @@ import { report } from "./report.ts";
 const heartbeatSeconds = 60;
 
 const options = parseOptions(process.argv.slice(2));
+const storedHistoryPerDevice = 5000;
 const log = progressLog();
 /** Other benchmark runs seen: before starting (after waiting for them), and later. */
 const others = { atStart: [] as string[], during: [] as string[] };
@@ -61,6 +62,9 @@ async function cleanUp(): Promise<void> {
 async function main(): Promise<void> {
   // The server and the generator each hold a device socket and a watch socket per device.
   const needed = 2 * Math.max(...options.devices) + 1024;
+  // The state history keeps a step's values (up to 5,000 per device), so the run can count what was
+  // stored. The server reads it from its environment.
+  process.env.STATE_HISTORY_MAX_ENTRIES = String(storedHistoryPerDevice);
   if (options.e2e && openFilesLimit() < needed) {
     throw new Error(`the open-files limit (${openFilesLimit()}) is below ${needed}: raise it with ulimit -n`);
   }
@@ -93,6 +97,7 @@ async function main(): Promise<void> {
     log(
       `part 2: ${options.devices.join(", ")} devices at ${options.rates.join(", ")} msg/s, ${options.seconds} s each`,
     );
+    const overloadRates = new Map<number, number>();
     for (const name of options.targets) {
       checkOthers();
       const target = await startTarget(name, source, "bench/scripts/reference-server.ts", {
@@ -101,7 +106,7 @@ async function main(): Promise<void> {
       });
       live.targets.add(target);
       try {
-        e2e.push(await benchTarget(target, tick, options, log, (g) => live.generators.add(g)));
+        e2e.push(await benchTarget(target, tick, options, log, (g) => live.generators.add(g), overloadRates));
       } finally {
         await cleanUp();
       }

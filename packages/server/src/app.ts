@@ -117,7 +117,11 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const logger = options.logger ?? createLogger(config);
   const dataDirWarning = prepareDataDir(config.dataDir);
   if (dataDirWarning) logger.warn(dataDirWarning);
-  const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const database = await openDatabase({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    writeQueueMaxRows: config.writeQueueMaxRows,
+  });
   if (database.notice) logger.warn(database.notice);
   const box = SecretBox.fromKeyFile(config.dataDir);
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));

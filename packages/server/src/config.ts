@@ -64,6 +64,8 @@ export interface Config {
   };
   /** Alert webhooks: the private address ranges they may target (loopback and link-local are refused by default). */
   webhooks: { allowPrivate: PrivateRange[] };
+  /** Device state and log rows queued for the group commit at most; writers wait for room beyond it. */
+  writeQueueMaxRows: number;
 }
 
 export interface HomeAssistantConfig {
@@ -272,6 +274,7 @@ export function loadConfig(
       batchRows: integer(env, "RETENTION_BATCH_ROWS", 1000, 10, 100_000),
     },
     webhooks: { allowPrivate: webhookAllowPrivate(env) },
+    writeQueueMaxRows: integer(env, "WRITE_QUEUE_MAX_ROWS", 20_000, 10, 1_000_000),
   };
 }
 

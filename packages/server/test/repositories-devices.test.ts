@@ -391,6 +391,54 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
     );
   });
 
+  test("state and logs: a burst in one commit keeps the last value per entity, every value in history and every line, and trims once", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject, asAlice } = await tenants(c);
+    const d = await c.device(aliceProject.id);
+    const pad = (i: number) => String(i).padStart(4, "0");
+    // 700 values queued in one turn: more rows than one multi-row statement holds, the same entity
+    // many times (one upsert each), the last of each entity asking for a trim.
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 700; i++) {
+      const entityId = i % 2 === 0 ? "even" : "odd";
+      writes.push(
+        c.repos.deviceState.record({
+          historyId: `sth_${pad(i)}`,
+          deviceId: d.id,
+          entityId,
+          value: String(i),
+          at: T0 + i,
+          ...(i >= 698 ? { pruneTo: 300 } : {}),
+        }),
+      );
+      writes.push(
+        c.repos.deviceLogs.insert(
+          {
+            id: `log_${pad(i)}`,
+            deviceId: d.id,
+            at: T0 + i,
+            level: "info",
+            source: "device",
+            message: `line ${i}`,
+          },
+          i === 699 ? { pruneTo: 500 } : {},
+        ),
+      );
+    }
+    await Promise.all(writes);
+    assert.deepEqual(await c.repos.deviceState.latest(asAlice, aliceProject.id, d.id), [
+      { entityId: "even", value: "698", updatedAt: T0 + 698 },
+      { entityId: "odd", value: "699", updatedAt: T0 + 699 },
+    ]);
+    const even = (await c.repos.deviceState.history(asAlice, aliceProject.id, d.id, "even", 1000))!;
+    assert.equal(even.length, 300, "trimmed to the newest 300 in the same commit");
+    assert.deepEqual([even[0]!.value, even.at(-1)!.value], ["698", "100"]);
+    const logs = (await c.repos.deviceLogs.list(asAlice, aliceProject.id, d.id, 1000))!;
+    assert.equal(logs.length, 500);
+    assert.deepEqual([logs[0]!.message, logs.at(-1)!.message], ["line 699", "line 200"]);
+  });
+
   test("firmware releases: insert, find and list; a second insert of the same version and board is a no-op", async (t) => {
     const c = await setup(t);
     if (!c) return;

@@ -157,3 +157,64 @@ test("the barrier does not wait for writes queued after it", async (t) => {
   await Promise.all([before, barrier, after]);
   assert.equal(passedWhenLaterRan, true, "the barrier passed once the write before it committed");
 });
+
+test("room() asks writers to wait while the queue is at its bound and lets them go once it has drained", async (t) => {
+  const database = await open(t);
+  const batcher = new WriteBatcher(database.db, { maxBatch: 2, maxQueued: 4 });
+  const held = gate();
+  let entered = false;
+  const first = batcher.run(async (tx) => {
+    entered = true;
+    await insert("held")(tx);
+    await held.opened;
+  });
+  while (!entered) await new Promise((r) => setImmediate(r));
+  assert.equal(batcher.room(), null, "room while below the bound");
+  const queued = ["a", "b", "c", "d"].map((id) => batcher.run(insert(id)));
+  const room = batcher.room();
+  assert.ok(room, "at the bound, writers are asked to wait");
+  assert.equal(batcher.room(), room, "every writer waits for the same room");
+  let roomy = false;
+  void room.then(() => {
+    roomy = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(roomy, false, "no room while the commit is held");
+  held.open();
+  await room;
+  assert.ok(batcher.queued <= 2, "the queue drained to half its bound");
+  assert.equal(batcher.room(), null);
+  await Promise.all([first, ...queued]);
+  assert.deepEqual(await ids(database), ["a", "b", "c", "d", "held"]);
+});
+
+test("rows of a lane are written together, in the order queued, after the batch's other work", async (t) => {
+  const database = await open(t);
+  const calls: string[][] = [];
+  const lane = {
+    async write(tx: Transaction<DB>, rows: string[]) {
+      calls.push(rows);
+      for (const id of rows) await insert(id)(tx);
+    },
+  };
+  const order: string[] = [];
+  await Promise.all([
+    database.batcher.add(lane, "r1"),
+    database.batcher.run(async (tx) => {
+      order.push(`work sees ${(await tx.selectFrom("readiness").select("id").execute()).length} rows`);
+    }),
+    database.batcher.add(lane, "r2"),
+  ]);
+  assert.deepEqual(calls, [["r1", "r2"]], "one call for the lane's rows of the batch");
+  assert.deepEqual(order, ["work sees 0 rows"]);
+  const results = await Promise.allSettled([
+    database.batcher.add(lane, "r3"),
+    database.batcher.add(lane, "r1"),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["fulfilled", "rejected"],
+    "a bad row fails alone",
+  );
+  assert.deepEqual(await ids(database), ["r1", "r2", "r3"]);
+});

@@ -32,6 +32,8 @@ export interface DatabaseOptions {
   databaseUrl: string | null;
   /** How long a SQLite write waits for a lock held by another process. */
   sqliteBusyTimeoutMs?: number;
+  /** Rows queued for the group commit at most (see WriteBatcher.room). */
+  writeQueueMaxRows?: number;
 }
 
 const INT8_OID = 20;
@@ -110,7 +112,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       });
     dialect = "sqlite";
   }
-  const batcher = new WriteBatcher(db);
+  const batcher = new WriteBatcher(db, { maxQueued: options.writeQueueMaxRows });
   const database: Database = {
     db,
     batcher,

@@ -1,18 +1,49 @@
 import type { Kysely, Selectable } from "kysely";
+import { prepare, prepareRows } from "../db/prepared.ts";
 import type { DB, DeviceLogsTable } from "../db/schema.ts";
-import type { WriteBatcher } from "../db/write-batcher.ts";
+import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
 import { isEntryOf } from "./page-cursor.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeviceLogRow = Selectable<DeviceLogsTable>;
 
 export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
+  const insertRows = prepareRows<DeviceLogRow>(
+    ["id", "deviceId", "at", "level", "source", "message"],
+    (rows) => db.insertInto("deviceLogs").values(rows),
+  );
+  const pruneTo = prepare(["deviceId", "keep"], (a) =>
+    db
+      .deleteFrom("deviceLogs")
+      .where("deviceId", "=", a.deviceId)
+      .where("id", "<=", (eb) =>
+        eb
+          .selectFrom("deviceLogs")
+          .select("id")
+          .where("deviceId", "=", a.deviceId)
+          .orderBy("id", "desc")
+          .offset(a.keep)
+          .limit(1),
+      ),
+  );
+  /** One commit's log lines in a few multi-row inserts, then the trims asked for (once per device). */
+  const lane: Lane<{ row: DeviceLogRow; pruneTo?: number }> = {
+    async write(tx, items) {
+      for (const query of insertRows(items.map((i) => i.row))) await tx.executeQuery(query);
+      const prune = new Map<string, number>();
+      for (const i of items) if (i.pruneTo !== undefined) prune.set(i.row.deviceId, i.pruneTo);
+      for (const [deviceId, keep] of prune) await tx.executeQuery(pruneTo({ deviceId, keep }));
+    },
+  };
+
   return {
-    /** Device- and server-originated entries; the device is identified by its authenticated connection. */
-    insert: (row: DeviceLogRow) =>
-      batcher.run(async (tx) => {
-        await tx.insertInto("deviceLogs").values(row).execute();
-      }),
+    /**
+     * Device- and server-originated entries; the device is identified by its authenticated
+     * connection. With `pruneTo`, the device's log is trimmed to its newest `pruneTo` entries in the
+     * same commit. Settles when committed.
+     */
+    insert: (row: DeviceLogRow, options: { pruneTo?: number } = {}) =>
+      batcher.add(lane, { row, pruneTo: options.pruneTo }),
     /**
      * Newest first; `before` is the id of the last entry of the previous page. `null` when `before`
      * is not an entry of this device (unknown, pruned, or another device's).
@@ -32,21 +63,10 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     },
     /** Keeps the newest `keep` entries of a device. */
     pruneDevice: async (deviceId: string, keep: number) => {
-      const cutoff = await db
-        .selectFrom("deviceLogs")
-        .select("id")
-        .where("deviceId", "=", deviceId)
-        .orderBy("id", "desc")
-        .offset(keep)
-        .limit(1)
-        .executeTakeFirst();
-      if (cutoff)
-        await db
-          .deleteFrom("deviceLogs")
-          .where("deviceId", "=", deviceId)
-          .where("id", "<=", cutoff.id)
-          .execute();
+      await db.executeQuery(pruneTo({ deviceId, keep }));
     },
+    /** `null` while the write queue has room, else a promise that resolves when it has. */
+    room: () => batcher.room(),
     pruneOlderThan: async (cutoff: number) => {
       await db.deleteFrom("deviceLogs").where("at", "<", cutoff).execute();
     },

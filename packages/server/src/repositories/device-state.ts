@@ -1,32 +1,101 @@
 import type { Kysely } from "kysely";
+import { prepare, prepareRows } from "../db/prepared.ts";
 import type { DB } from "../db/schema.ts";
-import type { WriteBatcher } from "../db/write-batcher.ts";
+import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
 import { isEntryOf } from "./page-cursor.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
+export interface StateRow {
+  historyId: string;
+  deviceId: string;
+  entityId: string;
+  value: string;
+  at: number;
+  /** Trim this entity's history to its newest `pruneTo` entries in the same commit. */
+  pruneTo?: number;
+}
+
 export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
+  const upsertLatest = prepareRows<{ deviceId: string; entityId: string; value: string; updatedAt: number }>(
+    ["deviceId", "entityId", "value", "updatedAt"],
+    (rows) =>
+      db
+        .insertInto("deviceState")
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(["deviceId", "entityId"]).doUpdateSet((eb) => ({
+            value: eb.ref("excluded.value"),
+            updatedAt: eb.ref("excluded.updatedAt"),
+          })),
+        ),
+  );
+  const insertHistory = prepareRows<{
+    id: string;
+    deviceId: string;
+    entityId: string;
+    value: string;
+    at: number;
+  }>(["id", "deviceId", "entityId", "value", "at"], (rows) =>
+    db.insertInto("deviceStateHistory").values(rows),
+  );
+  const pruneEntity = prepare(["deviceId", "entityId", "keep"], (a) =>
+    db
+      .deleteFrom("deviceStateHistory")
+      .where("deviceId", "=", a.deviceId)
+      .where("entityId", "=", a.entityId)
+      .where("id", "<=", (eb) =>
+        eb
+          .selectFrom("deviceStateHistory")
+          .select("id")
+          .where("deviceId", "=", a.deviceId)
+          .where("entityId", "=", a.entityId)
+          .orderBy("id", "desc")
+          .offset(a.keep)
+          .limit(1),
+      ),
+  );
+
+  /**
+   * One commit's state rows: the latest value per entity (a burst of values for one entity writes
+   * it once), every value into the history, and the trims asked for, in a few prepared statements.
+   */
+  const stateLane: Lane<StateRow> = {
+    async write(tx, rows) {
+      const latest = new Map<string, StateRow>();
+      const prune = new Map<string, StateRow>();
+      for (const row of rows) {
+        const key = `${row.deviceId}\u0000${row.entityId}`;
+        latest.delete(key); // keeps the map in the order of each entity's last value
+        latest.set(key, row);
+        if (row.pruneTo !== undefined) prune.set(key, row);
+      }
+      const upserts = [...latest.values()].map((r) => ({
+        deviceId: r.deviceId,
+        entityId: r.entityId,
+        value: r.value,
+        updatedAt: r.at,
+      }));
+      for (const query of upsertLatest(upserts)) await tx.executeQuery(query);
+      const history = rows.map((r) => ({
+        id: r.historyId,
+        deviceId: r.deviceId,
+        entityId: r.entityId,
+        value: r.value,
+        at: r.at,
+      }));
+      for (const query of insertHistory(history)) await tx.executeQuery(query);
+      for (const r of prune.values()) {
+        await tx.executeQuery(pruneEntity({ deviceId: r.deviceId, entityId: r.entityId, keep: r.pruneTo }));
+      }
+    },
+  };
+
   return {
-    /** Stores the latest value of an entity and appends it to the entity's history, in one transaction. */
-    record: (row: { historyId: string; deviceId: string; entityId: string; value: string; at: number }) =>
-      batcher.run(async (tx) => {
-        await tx
-          .insertInto("deviceState")
-          .values({ deviceId: row.deviceId, entityId: row.entityId, value: row.value, updatedAt: row.at })
-          .onConflict((oc) =>
-            oc.columns(["deviceId", "entityId"]).doUpdateSet({ value: row.value, updatedAt: row.at }),
-          )
-          .execute();
-        await tx
-          .insertInto("deviceStateHistory")
-          .values({
-            id: row.historyId,
-            deviceId: row.deviceId,
-            entityId: row.entityId,
-            value: row.value,
-            at: row.at,
-          })
-          .execute();
-      }),
+    /**
+     * Stores the latest value of an entity and appends it to the entity's history, with the next
+     * group commit; settles when committed.
+     */
+    record: (row: StateRow) => batcher.add(stateLane, row),
     /** For the Home Assistant bridge (no viewer): the latest value of each entity of a device. */
     latestOf: async (deviceId: string) => {
       await batcher.barrier();
@@ -85,23 +154,9 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       ),
     /** Keeps the newest `keep` history entries of one entity. */
     pruneHistory: async (deviceId: string, entityId: string, keep: number) => {
-      const cutoff = await db
-        .selectFrom("deviceStateHistory")
-        .select("id")
-        .where("deviceId", "=", deviceId)
-        .where("entityId", "=", entityId)
-        .orderBy("id", "desc")
-        .offset(keep)
-        .limit(1)
-        .executeTakeFirst();
-      if (cutoff) {
-        await db
-          .deleteFrom("deviceStateHistory")
-          .where("deviceId", "=", deviceId)
-          .where("entityId", "=", entityId)
-          .where("id", "<=", cutoff.id)
-          .execute();
-      }
+      await db.executeQuery(pruneEntity({ deviceId, entityId, keep }));
     },
+    /** `null` while the write queue has room, else a promise that resolves when it has. */
+    room: () => batcher.room(),
   };
 }

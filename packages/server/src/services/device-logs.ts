@@ -70,10 +70,13 @@ export function deviceLogsService(deps: {
       const prune = count >= pruneEvery;
       if (prune) sinceLastPrune.delete(device.deviceId);
       else sinceLastPrune.set(device.deviceId, count);
-      return repos.deviceLogs
-        .insert(row)
-        .then(() => (prune ? repos.deviceLogs.pruneDevice(device.deviceId, limits.logMaxEntries) : undefined))
-        .catch(onError);
+      const store = () =>
+        repos.deviceLogs.insert(row, prune ? { pruneTo: limits.logMaxEntries } : {}).catch(onError);
+      if (!repos.deviceLogs.room()) return store();
+      return (async () => {
+        for (let room = repos.deviceLogs.room(); room; room = repos.deviceLogs.room()) await room;
+        await store();
+      })();
     },
 
     async list(principal: Principal, device: DeviceRef, limit: number, before?: string): Promise<LogEntry[]> {

@@ -21,6 +21,7 @@ export function deviceStateService(deps: {
   const { repos, bus, clock, limits } = deps;
   const sinceLastPrune = new Map<string, number>();
   const knownEntities = new Map<string, Set<string>>();
+  const checking = new Map<string, Promise<void>>();
 
   return {
     /** Validates, stores and publishes a value. Throws `invalid_argument` for a bad id, size or count. */
@@ -40,19 +41,39 @@ export function deviceStateService(deps: {
           `the value of ${entityId} must be JSON of at most ${stateLimits.valueMaxBytes} bytes`,
         );
       }
-      let entities = knownEntities.get(device.deviceId);
-      if (!entities?.has(entityId)) {
-        const count = await repos.deviceState.countEntities(device.deviceId);
-        if (count >= stateLimits.entitiesPerDevice) {
-          throw new AppError(
-            "invalid_argument",
-            `a device can have at most ${stateLimits.entitiesPerDevice} state entities`,
-          );
+      const key = `${device.deviceId}\u0000${entityId}`;
+      if (!knownEntities.get(device.deviceId)?.has(entityId)) {
+        // One count per new entity: values that arrive while it runs wait for the same one, so
+        // they go on in the order they came (separate reads could finish in any order).
+        let check = checking.get(key);
+        if (!check) {
+          check = (async () => {
+            const count = await repos.deviceState.countEntities(device.deviceId);
+            if (count >= stateLimits.entitiesPerDevice) {
+              throw new AppError(
+                "invalid_argument",
+                `a device can have at most ${stateLimits.entitiesPerDevice} state entities`,
+              );
+            }
+            let entities = knownEntities.get(device.deviceId);
+            if (!entities) {
+              entities = new Set();
+              knownEntities.set(device.deviceId, entities);
+            }
+            entities.add(entityId);
+          })();
+          checking.set(key, check);
+          const done = () => checking.delete(key);
+          check.then(done, done);
         }
-        entities ??= new Set();
-        entities.add(entityId);
-        knownEntities.set(device.deviceId, entities);
+        await check;
       }
+      const count = (sinceLastPrune.get(key) ?? 0) + 1;
+      const prune = count >= pruneEvery;
+      if (prune) sinceLastPrune.delete(key);
+      else sinceLastPrune.set(key, count);
+      // Room is checked again after each wait: writers let go together may fill the queue again.
+      for (let room = repos.deviceState.room(); room; room = repos.deviceState.room()) await room;
       const at = clock.now();
       await repos.deviceState.record({
         historyId: newSortableId("sth", at),
@@ -60,15 +81,8 @@ export function deviceStateService(deps: {
         entityId,
         value: json,
         at,
+        ...(prune ? { pruneTo: limits.stateHistoryMaxEntries } : {}),
       });
-      const key = `${device.deviceId}\u0000${entityId}`;
-      const count = (sinceLastPrune.get(key) ?? 0) + 1;
-      if (count >= pruneEvery) {
-        sinceLastPrune.delete(key);
-        await repos.deviceState.pruneHistory(device.deviceId, entityId, limits.stateHistoryMaxEntries);
-      } else {
-        sinceLastPrune.set(key, count);
-      }
       void bus.publish("device.state", {
         projectId: device.projectId,
         deviceId: device.deviceId,
