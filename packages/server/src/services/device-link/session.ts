@@ -305,6 +305,8 @@ function closeReason(code: number): string {
       return "closed by the device";
     case deviceCloseCodes.goingAway:
       return "going away";
+    case deviceCloseCodes.serviceRestart:
+      return "service restart";
     case 1006: // never sent: the connection ended without a close frame
       return "connection lost";
     case deviceCloseCodes.tooBig:
