@@ -5,6 +5,7 @@ import type { WebSocket } from "ws";
 import { AppError } from "../errors.ts";
 import type { DeviceAuth } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
+import { FrameQueue } from "./frame-queue.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 import { notAnUpgrade } from "./upgrade.ts";
 
@@ -13,6 +14,19 @@ declare module "fastify" {
     deviceAuth?: DeviceAuth;
   }
 }
+
+/**
+ * Per device: reading its socket pauses while 1,024 frames (or 256 KB of them) wait to be handled,
+ * and resumes at 256 frames (64 KB). With `maxFramesInFlight` writes committing besides, a device
+ * holds at most about 0.8 MB of frames in the server (state values are at most 8 KB), plus the
+ * socket's buffers.
+ */
+const frameQueueBounds = {
+  highFrames: 1024,
+  lowFrames: 256,
+  highBytes: 256 * 1024,
+  lowBytes: 64 * 1024,
+};
 
 /** `Authorization: Basic base64(deviceId:secret)`. */
 function basicCredentials(request: FastifyRequest): { deviceId: string; secret: string } {
@@ -47,29 +61,38 @@ export function deviceSocket(app: FastifyInstance, services: Services, heartbeat
     });
     let closeReason = "";
     let closeCode: number | undefined;
-    // Frames are handled one after another, in the order they arrived.
-    let queue: Promise<void> = Promise.resolve();
-    const enqueue = (work: () => Promise<void>) => {
-      queue = queue
-        .then(work)
-        .catch((error: unknown) =>
-          app.log.error({ err: error, deviceId: auth.deviceId }, "device frame failed"),
-        );
-    };
+    const queue = new FrameQueue({
+      ...frameQueueBounds,
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
+      now: Date.now,
+      onError: (error) => app.log.error({ err: error, deviceId: auth.deviceId }, "device frame failed"),
+      onEpisode: (episode) => {
+        app.log.warn({ deviceId: auth.deviceId, ...episode }, "device frames deferred (socket paused)");
+        void session.backpressure(episode);
+      },
+    });
     heartbeat.track(socket, () => {
       closeReason = "heartbeat timeout";
     });
     socket.on("message", (data, isBinary) => {
-      enqueue(() => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
+      const bytes = (data as Buffer).length ?? 0;
+      queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
     });
     socket.on("error", (error: Error & { code?: string }) => {
       if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
       closeCode = deviceCloseCodes.tooBig;
       closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
-      enqueue(() => session.refusedTooBig());
+      queue.push(0, () => session.refusedTooBig());
     });
     socket.on("close", (code, reason) => {
-      enqueue(() => session.closed(closeCode ?? code, closeReason || reason.toString()));
+      // Offline at once, not after the frames still waiting (they are handled all the same).
+      queue.closed();
+      session
+        .closed(closeCode ?? code, closeReason || reason.toString())
+        .catch((error: unknown) =>
+          app.log.error({ err: error, deviceId: auth.deviceId }, "device close failed"),
+        );
     });
   }
 }
