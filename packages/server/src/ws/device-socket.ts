@@ -1,19 +1,14 @@
-import type {} from "@fastify/websocket";
-import { deviceCloseCodes, deviceSocketPath, maxFrameBytes } from "@sdk/protocol";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { WebSocket } from "ws";
-import { AppError } from "../errors.ts";
+import { type IncomingMessage, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import { deviceCloseCodes, deviceSocketPath, errorDocsPath, maxFrameBytes } from "@sdk/protocol";
+import type { FastifyInstance } from "fastify";
+import { type WebSocket, WebSocketServer } from "ws";
+import { AppError, isDatabaseUnavailable } from "../errors.ts";
 import type { DeviceAuth } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
 import { FrameQueue } from "./frame-queue.ts";
 import type { Heartbeat } from "./heartbeat.ts";
-import { notAnUpgrade } from "./upgrade.ts";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    deviceAuth?: DeviceAuth;
-  }
-}
+import { notAnUpgrade, refuseMalformedHandshakes } from "./upgrade.ts";
 
 /**
  * Per device: reading its socket pauses while 1,024 frames (or 256 KB of them) wait to be handled,
@@ -29,7 +24,7 @@ const frameQueueBounds = {
 };
 
 /** `Authorization: Basic base64(deviceId:secret)`. */
-function basicCredentials(request: FastifyRequest): { deviceId: string; secret: string } {
+function basicCredentials(request: IncomingMessage): { deviceId: string; secret: string } {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? "");
   const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
   const colon = decoded.indexOf(":");
@@ -37,22 +32,60 @@ function basicCredentials(request: FastifyRequest): { deviceId: string; secret: 
   return { deviceId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
-/** The device WebSocket: authenticates before the upgrade, then hands frames to the device link service. */
-export function deviceSocket(app: FastifyInstance, services: Services, heartbeat: Heartbeat): void {
-  app.route({
-    method: "GET",
-    url: deviceSocketPath,
-    handler: notAnUpgrade,
-    preValidation: async (request) => {
-      const { deviceId, secret } = basicCredentials(request);
-      request.deviceAuth = await services.deviceLink.authenticate(deviceId, secret);
-    },
-    wsHandler: (socket, request) => {
-      // Keep nothing of the upgrade request alive: with thousands of idle boards, every byte per
-      // connection counts (a request and its child logger are a few KB).
-      openSession(request.deviceAuth!, socket);
-    },
+export interface DeviceSocketServer {
+  /** Closes every device socket still open (also those that never said hello). */
+  closeAll(code: number, reason: string): void;
+}
+
+/**
+ * The device WebSocket, on a plain `ws` server (no framework request per connection: with
+ * thousands of idle boards every byte per connection counts, and reconnect storms want the upgrade
+ * cheap). It authenticates before the upgrade, then hands frames to the device link service. A plain
+ * GET (no Upgrade) still goes through the framework and gets 426.
+ */
+export function deviceSocket(
+  app: FastifyInstance,
+  services: Services,
+  heartbeat: Heartbeat,
+  publicUrl: string | null,
+): DeviceSocketServer {
+  app.get(deviceSocketPath, notAnUpgrade);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxFrameBytes - 1,
+    perMessageDeflate: false,
   });
+  refuseMalformedHandshakes(wss, publicUrl);
+
+  // Device upgrades are taken before the framework sees them; every other upgrade (the watch
+  // sockets) goes where it went before.
+  const others = app.server.listeners("upgrade") as ((...args: unknown[]) => void)[];
+  app.server.removeAllListeners("upgrade");
+  app.server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = request.url?.split("?")[0];
+    if (path === deviceSocketPath && request.method === "GET") {
+      void upgradeDevice(request, socket, head);
+      return;
+    }
+    for (const listener of others) listener.call(app.server, request, socket, head);
+  });
+
+  async function upgradeDevice(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const guard = () => socket.destroy();
+    socket.on("error", guard);
+    let auth: DeviceAuth;
+    try {
+      const { deviceId, secret } = basicCredentials(request);
+      auth = await services.deviceLink.authenticate(deviceId, secret);
+    } catch (error) {
+      socket.removeListener("error", guard);
+      refuse(request, socket, error, publicUrl, app);
+      return;
+    }
+    socket.removeListener("error", guard);
+    if (socket.destroyed) return;
+    wss.handleUpgrade(request, socket, head, (ws) => openSession(auth, ws));
+  }
 
   function openSession(auth: DeviceAuth, socket: WebSocket): void {
     const session = services.deviceLink.open(auth, {
@@ -95,4 +128,57 @@ export function deviceSocket(app: FastifyInstance, services: Services, heartbeat
         );
     });
   }
+
+  return {
+    closeAll(code, reason) {
+      for (const client of wss.clients) client.close(code, reason);
+    },
+  };
+}
+
+/** The answer to a refused device upgrade, in the error envelope (401 for wrong credentials). */
+function refuse(
+  request: IncomingMessage,
+  socket: Duplex,
+  error: unknown,
+  publicUrl: string | null,
+  app: FastifyInstance,
+): void {
+  const appError =
+    error instanceof AppError
+      ? error
+      : isDatabaseUnavailable(error)
+        ? new AppError("database_unavailable")
+        : new AppError("internal_error");
+  if (appError.code === "internal_error" || appError.code === "database_unavailable")
+    app.log.error({ err: error }, "device upgrade failed");
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({
+    success: false,
+    error: {
+      code: appError.code,
+      message: appError.message,
+      docs: docsBase(request, publicUrl, appError.code),
+    },
+  });
+  socket.end(
+    [
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? ""}`,
+      "Connection: close",
+      "Content-Type: application/json; charset=utf-8",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      ...Object.entries(appError.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+      "",
+      body,
+    ].join("\r\n"),
+  );
+}
+
+function docsBase(request: IncomingMessage, publicUrl: string | null, code: string): string {
+  const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true;
+  const base = publicUrl ?? `${encrypted ? "https" : "http"}://${request.headers.host ?? "localhost"}`;
+  return `${base}${errorDocsPath}#${code}`;
 }
