@@ -263,18 +263,21 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       await this.#system("warn", "a new connection with the same credentials replaced the previous one");
     }
     const now = clock.now();
-    await repos.devices.setPresence(this.deviceId, {
-      status: "online",
-      lastSeenAt: now,
-      firmwareVersion: hello.firmware,
-    });
+    // Queued together (one group commit, not one after another): presence, then the log lines.
+    const writes: Promise<void>[] = [
+      repos.devices.setPresence(this.deviceId, {
+        status: "online",
+        lastSeenAt: now,
+        firmwareVersion: hello.firmware,
+      }),
+    ];
     if (hello.board !== this.board) {
-      await this.#system(
-        "warn",
-        `the device reports board ${hello.board} but is registered as ${this.board}`,
+      writes.push(
+        this.#system("warn", `the device reports board ${hello.board} but is registered as ${this.board}`),
       );
     }
-    await this.#system("info", `connected (firmware ${hello.firmware}, ${hello.board})`);
+    writes.push(this.#system("info", `connected (firmware ${hello.firmware}, ${hello.board})`));
+    await Promise.all(writes);
     this.send({
       type: "welcome",
       protocol: protocolVersion,
