@@ -70,6 +70,7 @@ export interface Restart {
 }
 
 const settleMs = 5_000;
+const longLivedMs = 11_000;
 const kib = 1024;
 
 /** One server through every phase: before, connect, idle, storm. The caller disposes the target. */
@@ -124,7 +125,8 @@ export async function benchTarget(
 
     // ---------------------------------------------------------------- restarts
     const storm = await restart(target, generator, "SIGTERM", n, connectTimeoutMs, log);
-    await sleep(settleMs);
+    // Connections that stayed up 10 s count as long-lived: losing one caps the backoff at 2 s.
+    await sleep(longLivedMs);
     const kill = await restart(target, generator, "SIGKILL", n, connectTimeoutMs, log);
 
     await sleep(settleMs);
