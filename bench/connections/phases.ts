@@ -46,7 +46,7 @@ export interface TargetResult {
   generator: { rssBytes: number; cpuMs: number; workers: number };
 }
 
-export interface Restart {
+interface Restart {
   /** the signal until the old process exited. */
   stopMs: number;
   /** the signal until the new process accepted connections. */

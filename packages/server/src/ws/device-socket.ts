@@ -54,6 +54,7 @@ export function deviceSocket(
     noServer: true,
     maxPayload: maxFrameBytes - 1,
     perMessageDeflate: false,
+    handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
   });
   refuseMalformedHandshakes(wss, publicUrl);
 
