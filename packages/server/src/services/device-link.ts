@@ -94,6 +94,9 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
 
     isOnline: (deviceId: string) => registry.get(deviceId) !== undefined,
 
+    /** False once the server stops: a device that dials now is turned away (it retries). */
+    accepting: () => !stopping,
+
     /** Sends a command to a connected device and resolves with its result. */
     /** `board` is the registered board when the caller knows it; else the live connection's. */
     async command(

@@ -72,6 +72,12 @@ export function deviceSocket(
   });
 
   async function upgradeDevice(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // Stopping (devices were told 1012 and retry within a second): as if the port were closed, so
+    // the device keeps retrying within its hint instead of connecting to a server on its way out.
+    if (!services.deviceLink.accepting()) {
+      socket.destroy();
+      return;
+    }
     const guard = () => socket.destroy();
     socket.on("error", guard);
     let auth: DeviceAuth;
