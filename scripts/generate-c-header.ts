@@ -42,6 +42,7 @@ import {
   protocolVersion,
   pulls,
   reservedMessageTypes,
+  restartRetry,
   serverErrorCodes,
   serverMessageTypes,
   spiModes,
@@ -181,6 +182,8 @@ export function renderCHeader(): string {
     define(lines, `SDK_FRAME_${macro(name)}`, cString(text));
   for (const [name, code] of Object.entries(deviceCloseCodes))
     define(lines, `SDK_CLOSE_${macro(name)}`, code);
+  for (const [name, ms] of Object.entries(restartRetry))
+    define(lines, `SDK_RESTART_RETRY_${macro(name)}`, `${ms}u`);
 
   section(lines, "boards and pins");
   enumeration(lines, "sdk_board", "SDK_BOARD", boardIds);

@@ -39,32 +39,38 @@ export interface TargetResult {
     serverPercentPer1000: number;
     onlineAtEnd: number;
   };
-  storm: {
-    /** SIGTERM until the old process exited. */
-    stopMs: number;
-    /** SIGTERM until the new process accepted connections. */
-    downMs: number;
-    /** Welcomes counted by the generator, from the new process accepting connections. */
-    fromReady: Spread;
-    /** SIGTERM until every device was welcomed again. */
-    fromSigtermMs: number;
-    /** When the last successful attempt dialled, from ready: the part of the storm spent in backoff. */
-    lastDialFromReadyMs: number;
-    /** From each successful dial to its welcome: the part the server is responsible for. */
-    handshake: Latency;
-    tcp: ListenCounters;
-    /** Dial attempts during the storm (N would be a perfect storm with no failed attempt). */
-    attempts: number;
-    errors: Record<string, number>;
-    /** When the server's REST API counted all N online, from ready (sdk only; polled afterwards). */
-    restAllOnlineFromReadyMs: number | null;
-    /** From the new process accepting connections until all online. */
-    cpu: Cpu;
-  };
+  /** SIGTERM: the server closes device sockets with 1012 and a retry hint (graceful restart). */
+  storm: Restart;
+  /** SIGKILL: no close frame (1006); the devices' backoff is capped at 2 s for 10 s. */
+  kill: Restart;
   generator: { rssBytes: number; cpuMs: number; workers: number };
 }
 
+interface Restart {
+  /** the signal until the old process exited. */
+  stopMs: number;
+  /** the signal until the new process accepted connections. */
+  downMs: number;
+  /** Welcomes counted by the generator, from the new process accepting connections. */
+  fromReady: Spread;
+  /** the signal until every device was welcomed again. */
+  fromSigtermMs: number;
+  /** When the last successful attempt dialled, from ready: the part of the storm spent in backoff. */
+  lastDialFromReadyMs: number;
+  /** From each successful dial to its welcome: the part the server is responsible for. */
+  handshake: Latency;
+  tcp: ListenCounters;
+  /** Dial attempts during the storm (N would be a perfect storm with no failed attempt). */
+  attempts: number;
+  errors: Record<string, number>;
+  /** When the server's REST API counted all N online, from ready (sdk only; polled afterwards). */
+  restAllOnlineFromReadyMs: number | null;
+  /** From the new process accepting connections until all online. */
+  cpu: Cpu;
+}
+
 const settleMs = 5_000;
+const longLivedMs = 11_000;
 const kib = 1024;
 
 /** One server through every phase: before, connect, idle, storm. The caller disposes the target. */
@@ -117,28 +123,11 @@ export async function benchTarget(
       `[${target.name}] idle: server ${idleCpu.serverPercent.toFixed(2)} % of a core, ${onlineAtEnd}/${n} still online`,
     );
 
-    // ---------------------------------------------------------------- storm
-    log(`[${target.name}] reconnect storm: SIGTERM, start again`);
-    const attemptsBefore = (await generator.status()).attempts;
-    generator.mark();
-    const stormTcp = listenCounters();
-    const sigtermAt = wallMs();
-    await target.stop();
-    const exitedAt = wallMs();
-    const readyAt = await target.start();
-    const stormSpan = await Span.begin(target.child, generator);
-    await waitAllOnline(generator, n, connectTimeoutMs, log);
-    const stormCpu = await stormSpan.end();
-    const stormTcpDelta = listenDelta(stormTcp, listenCounters());
-    const stormTimeline = await generator.timeline();
-    const fromReady = spread(stormTimeline.welcomes, n, readyAt);
-    const status = await generator.status();
-    const restCount = target.onlineCount?.bind(target);
-    const restAllOnline = restCount
-      ? await timeUntil(async () => (await restCount()) >= n, 60_000, 250)
-      : null;
-    const restFromReady = restAllOnline === null ? null : Math.round(wallMs() - readyAt);
-    log(`[${target.name}] storm: all ${n} back ${fromReady.allMs} ms after the new process was ready`);
+    // ---------------------------------------------------------------- restarts
+    const storm = await restart(target, generator, "SIGTERM", n, connectTimeoutMs, log);
+    // Connections that stayed up 10 s count as long-lived: losing one caps the backoff at 2 s.
+    await sleep(longLivedMs);
+    const kill = await restart(target, generator, "SIGKILL", n, connectTimeoutMs, log);
 
     await sleep(settleMs);
     const afterStorm = await memoryOf(target.child);
@@ -172,24 +161,56 @@ export async function benchTarget(
         serverPercentPer1000: (idleCpu.serverPercent * 1000) / n,
         onlineAtEnd,
       },
-      storm: {
-        stopMs: Math.round(exitedAt - sigtermAt),
-        downMs: Math.round(readyAt - sigtermAt),
-        fromReady,
-        fromSigtermMs: fromReady.allMs + Math.round(readyAt - sigtermAt),
-        lastDialFromReadyMs: Math.round(stormTimeline.lastDialAt - readyAt),
-        handshake: latency(stormTimeline.handshakeMs),
-        tcp: stormTcpDelta,
-        attempts: status.attempts - attemptsBefore,
-        errors: status.errors,
-        restAllOnlineFromReadyMs: restFromReady,
-        cpu: stormCpu,
-      },
+      storm,
+      kill,
       generator: { rssBytes: generatorRss, cpuMs: Math.round(generatorCpuMs), workers: options.workers },
     };
   } finally {
     await generator.stop();
   }
+}
+
+/** Stops the server with `signal`, starts a new one, and times until every device is back. */
+async function restart(
+  target: Target,
+  generator: Generator,
+  signal: "SIGTERM" | "SIGKILL",
+  n: number,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<Restart> {
+  log(`[${target.name}] restart: ${signal}, start again`);
+  const attemptsBefore = (await generator.status()).attempts;
+  generator.mark();
+  const stormTcp = listenCounters();
+  const sigtermAt = wallMs();
+  await target.stop(signal);
+  const exitedAt = wallMs();
+  const readyAt = await target.start();
+  const stormSpan = await Span.begin(target.child, generator);
+  await waitAllOnline(generator, n, timeoutMs, log);
+  const stormCpu = await stormSpan.end();
+  const stormTcpDelta = listenDelta(stormTcp, listenCounters());
+  const stormTimeline = await generator.timeline();
+  const fromReady = spread(stormTimeline.welcomes, n, readyAt);
+  const status = await generator.status();
+  const restCount = target.onlineCount?.bind(target);
+  const restAllOnline = restCount ? await timeUntil(async () => (await restCount()) >= n, 60_000, 250) : null;
+  const restFromReady = restAllOnline === null ? null : Math.round(wallMs() - readyAt);
+  log(`[${target.name}] ${signal}: all ${n} back ${fromReady.allMs} ms after the new process was ready`);
+  return {
+    stopMs: Math.round(exitedAt - sigtermAt),
+    downMs: Math.round(readyAt - sigtermAt),
+    fromReady,
+    fromSigtermMs: fromReady.allMs + Math.round(readyAt - sigtermAt),
+    lastDialFromReadyMs: Math.round(stormTimeline.lastDialAt - readyAt),
+    handshake: latency(stormTimeline.handshakeMs),
+    tcp: stormTcpDelta,
+    attempts: status.attempts - attemptsBefore,
+    errors: status.errors,
+    restAllOnlineFromReadyMs: restFromReady,
+    cpu: stormCpu,
+  };
 }
 
 function perDevice(bytes: number, n: number): number {

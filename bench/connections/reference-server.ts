@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { deviceCloseCodes, maxFrameBytes } from "@sdk/protocol/hardware";
+import { deviceCloseCodes, maxFrameBytes, restartCloseReason } from "@sdk/protocol/hardware";
 import { type WebSocket, WebSocketServer } from "ws";
 import { basicUser, welcomeFrame } from "../lib/reference-device.ts";
 
@@ -63,7 +63,8 @@ wss.on("listening", () => {
 
 process.on("SIGTERM", () => {
   clearInterval(heartbeat);
-  for (const socket of wss.clients) socket.close(deviceCloseCodes.goingAway, "server shutting down");
+  // As the sdk server: 1012 with the retry hint, so both lines measure the same device behaviour.
+  for (const socket of wss.clients) socket.close(deviceCloseCodes.serviceRestart, restartCloseReason());
   wss.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();
 });

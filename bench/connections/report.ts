@@ -13,10 +13,68 @@ const kb = (b: number) => b / 1000;
 const s = (ms: number) => ms / 1000;
 
 /** Storm errors the generator saw whose message contains `text`. */
-function errorCount(r: TargetResult, text: string): number {
-  return Object.entries(r.storm.errors)
+function errorCount(r: TargetResult, key: "storm" | "kill", text: string): number {
+  return Object.entries(r[key].errors)
     .filter(([message]) => message.includes(text))
     .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** The rows of one restart phase (`storm`: SIGTERM, graceful; `kill`: SIGKILL). */
+function restartRows(key: "storm" | "kill", name: string): Row[] {
+  return [
+    { label: `${name}: signal → old process gone (s)`, value: (r) => s(r[key].stopMs), digits: 2 },
+    { label: `${name}: signal → new process accepting (s)`, value: (r) => s(r[key].downMs), digits: 2 },
+    { label: `${name}: accepting → 50 % online (s)`, value: (r) => s(r[key].fromReady.p50Ms), digits: 2 },
+    { label: `${name}: accepting → 99 % online (s)`, value: (r) => s(r[key].fromReady.p99Ms), digits: 2 },
+    { label: `**${name}: accepting → all online (s)**`, value: (r) => s(r[key].fromReady.allMs), digits: 2 },
+    { label: `${name}: signal → all online (s)`, value: (r) => s(r[key].fromSigtermMs), digits: 2 },
+    {
+      label: `${name}: accepting → last successful dial (s)`,
+      value: (r) => s(r[key].lastDialFromReadyMs),
+      digits: 2,
+    },
+    { label: `${name}: dial → welcome p50 (ms)`, value: (r) => r[key].handshake.p50Ms, digits: 0 },
+    { label: `${name}: dial → welcome p99 (ms)`, value: (r) => r[key].handshake.p99Ms, digits: 0 },
+    { label: `${name}: dial → welcome max (ms)`, value: (r) => r[key].handshake.maxMs, digits: 0 },
+    {
+      label: `${name}: SYNs dropped, accept queue full`,
+      value: (r) => r[key].tcp.listenOverflows,
+      digits: 0,
+    },
+    {
+      label: `${name}: dials refused (no server yet)`,
+      value: (r) => errorCount(r, key, "ECONNREFUSED"),
+      digits: 0,
+    },
+    {
+      label: `${name}: handshakes the device gave up on (10 s)`,
+      value: (r) => errorCount(r, key, "handshake has timed out"),
+      digits: 0,
+    },
+    { label: `${name}: dial attempts`, value: (r) => r[key].attempts, digits: 0 },
+    { label: `${name}: server CPU (% of a core)`, value: (r) => r[key].cpu.serverPercent, digits: 0 },
+    {
+      label: `${name}: server event loop busy (%)`,
+      value: (r) => r[key].cpu.serverLoopBusy * 100,
+      digits: 0,
+    },
+    {
+      label: `${name}: server main thread on a CPU (%)`,
+      value: (r) => r[key].cpu.serverMainOnCpu * 100,
+      digits: 0,
+    },
+    {
+      label: `${name}: server main thread waiting for a CPU (%)`,
+      value: (r) => r[key].cpu.serverMainWaitingForCpu * 100,
+      digits: 0,
+    },
+    { label: `${name}: generator CPU (% of a core)`, value: (r) => r[key].cpu.generatorPercent, digits: 0 },
+    {
+      label: `${name}: REST API counts all online (s after accepting)`,
+      value: (r) => (r[key].restAllOnlineFromReadyMs === null ? null : s(r[key].restAllOnlineFromReadyMs)),
+      digits: 2,
+    },
+  ];
 }
 
 const rows: Row[] = [
@@ -36,7 +94,7 @@ const rows: Row[] = [
     value: (r) => kb(r.memory.heapPerDeviceAfterGcBytes),
     digits: 1,
   },
-  { label: "RSS after the storm (MiB)", value: (r) => mib(r.memory.afterStorm.rssBytes), digits: 1 },
+  { label: "RSS after the restarts (MiB)", value: (r) => mib(r.memory.afterStorm.rssBytes), digits: 1 },
   { label: "**Connect: time to all online (s)**", value: (r) => s(r.connect.allMs), digits: 2 },
   { label: "**Connect rate (devices/s)**", value: (r) => r.connect.devicesPerSecond, digits: 0 },
   { label: "Connect: dial → welcome p50 (ms)", value: (r) => r.connect.handshake.p50Ms, digits: 0 },
@@ -63,46 +121,8 @@ const rows: Row[] = [
   { label: "Idle: server event loop busy (%)", value: (r) => r.idle.serverLoopBusy * 100, digits: 2 },
   { label: "Idle: server CPU per 1,000 devices (%)", value: (r) => r.idle.serverPercentPer1000, digits: 3 },
   { label: "Idle: generator CPU (% of a core)", value: (r) => r.idle.generatorPercent, digits: 2 },
-  { label: "Storm: SIGTERM → old process gone (s)", value: (r) => s(r.storm.stopMs), digits: 2 },
-  { label: "Storm: SIGTERM → new process accepting (s)", value: (r) => s(r.storm.downMs), digits: 2 },
-  { label: "Storm: accepting → 50 % online (s)", value: (r) => s(r.storm.fromReady.p50Ms), digits: 2 },
-  { label: "Storm: accepting → 99 % online (s)", value: (r) => s(r.storm.fromReady.p99Ms), digits: 2 },
-  { label: "**Storm: accepting → all online (s)**", value: (r) => s(r.storm.fromReady.allMs), digits: 2 },
-  { label: "Storm: SIGTERM → all online (s)", value: (r) => s(r.storm.fromSigtermMs), digits: 2 },
-  {
-    label: "Storm: accepting → last successful dial (s)",
-    value: (r) => s(r.storm.lastDialFromReadyMs),
-    digits: 2,
-  },
-  { label: "Storm: dial → welcome p50 (ms)", value: (r) => r.storm.handshake.p50Ms, digits: 0 },
-  { label: "Storm: dial → welcome p99 (ms)", value: (r) => r.storm.handshake.p99Ms, digits: 0 },
-  { label: "Storm: dial → welcome max (ms)", value: (r) => r.storm.handshake.maxMs, digits: 0 },
-  { label: "Storm: SYNs dropped, accept queue full", value: (r) => r.storm.tcp.listenOverflows, digits: 0 },
-  { label: "Storm: dials refused (no server yet)", value: (r) => errorCount(r, "ECONNREFUSED"), digits: 0 },
-  {
-    label: "Storm: handshakes the device gave up on (10 s)",
-    value: (r) => errorCount(r, "handshake has timed out"),
-    digits: 0,
-  },
-  { label: "Storm: dial attempts", value: (r) => r.storm.attempts, digits: 0 },
-  { label: "Storm: server CPU (% of a core)", value: (r) => r.storm.cpu.serverPercent, digits: 0 },
-  { label: "Storm: server event loop busy (%)", value: (r) => r.storm.cpu.serverLoopBusy * 100, digits: 0 },
-  {
-    label: "Storm: server main thread on a CPU (%)",
-    value: (r) => r.storm.cpu.serverMainOnCpu * 100,
-    digits: 0,
-  },
-  {
-    label: "Storm: server main thread waiting for a CPU (%)",
-    value: (r) => r.storm.cpu.serverMainWaitingForCpu * 100,
-    digits: 0,
-  },
-  { label: "Storm: generator CPU (% of a core)", value: (r) => r.storm.cpu.generatorPercent, digits: 0 },
-  {
-    label: "Storm: REST API counts all online (s after accepting)",
-    value: (r) => (r.storm.restAllOnlineFromReadyMs === null ? null : s(r.storm.restAllOnlineFromReadyMs)),
-    digits: 2,
-  },
+  ...restartRows("storm", "Restart (SIGTERM → 1012)"),
+  ...restartRows("kill", "Kill -9"),
   { label: "Generator RSS (MiB)", value: (r) => mib(r.generator.rssBytes), digits: 1 },
   { label: "Generator CPU, whole run (s)", value: (r) => s(r.generator.cpuMs), digits: 1 },
 ];

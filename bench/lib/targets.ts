@@ -61,9 +61,9 @@ export abstract class Target {
     return wallMs();
   }
 
-  /** SIGTERM and wait for the exit (SIGKILL after 15 s). */
-  async stop(): Promise<void> {
-    await this.#child?.stop("SIGTERM", 15_000);
+  /** SIGTERM and wait for the exit (SIGKILL after 15 s); SIGKILL at once with `kill`. */
+  async stop(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
+    await this.#child?.stop(signal, 15_000);
   }
 
   /** Stops what is left (SIGTERM, then SIGKILL after 10 s) and removes temporary files. */

@@ -48,7 +48,11 @@ static void schedule(sdk_device *dev, uint32_t delay_ms) {
 static void drop(sdk_device *dev, uint16_t code, uint32_t retry_after_s) {
   sdk_port_net_close();
   uint64_t now = sdk_port_now_ms();
-  if (dev->welcomed_ms && now - dev->welcomed_ms >= STABLE_CONNECTION_MS) sdk_backoff_reset(&dev->backoff);
+  /* The server's 1012 decides even when the TCP connection ends before our close frame is out. */
+  if (code == 1006 && dev->close_after_flush && dev->close_code == SDK_CLOSE_SERVICE_RESTART)
+    code = SDK_CLOSE_SERVICE_RESTART;
+  bool stable = dev->welcomed_ms && now - dev->welcomed_ms >= STABLE_CONNECTION_MS;
+  if (stable) sdk_backoff_reset(&dev->backoff);
   dev->welcomed_ms = 0;
   if (dev->stopping) {
     dev->state = SDK_STATE_STOPPED;
@@ -68,7 +72,14 @@ static void drop(sdk_device *dev, uint16_t code, uint32_t retry_after_s) {
     schedule(dev, cap * (factor > REVOKED_MAX_FACTOR ? REVOKED_MAX_FACTOR : factor));
     return;
   }
-  uint32_t delay = sdk_backoff_next(&dev->backoff, random32());
+  if (code == SDK_CLOSE_SERVICE_RESTART) {
+    /* The server restarts: retry within its hint (kept when the close frame came) for a while. */
+    sdk_backoff_quick(&dev->backoff, now, SDK_RESTART_RETRY_WINDOW_MS, dev->restart_min_ms, dev->restart_max_ms);
+  } else if (code == 1006 && stable) {
+    /* A long-lived connection ended without a close frame (a killed server): back within seconds. */
+    sdk_backoff_cap_for(&dev->backoff, now, SDK_RESTART_RETRY_LOST_WINDOW_MS, SDK_RESTART_RETRY_LOST_MAX_MS);
+  }
+  uint32_t delay = sdk_backoff_next_at(&dev->backoff, now, random32());
   uint64_t floor = (uint64_t)retry_after_s * 1000u;
   if (floor > cap) floor = cap;
   if (delay < floor) delay = (uint32_t)floor;
@@ -182,6 +193,7 @@ static void handle_welcome(sdk_device *dev) {
   dev->heartbeat_s = (uint32_t)hb;
   dev->welcomed_ms = sdk_port_now_ms();
   dev->revoked_count = 0;
+  sdk_backoff_end_quick(&dev->backoff);
   dev->state = SDK_STATE_ONLINE;
   sdk_port_log(SDK_LOG_INFO, "online");
 }
@@ -281,6 +293,12 @@ static bool handle_event(sdk_device *dev, const sdk_ws_event *ev) {
       return true;
     case SDK_WS_EV_CLOSE:
       local_log(dev, SDK_LOG_INFO, "the server closed the connection: ", (const char *)ev->data, ev->len);
+      if (ev->close_code == SDK_CLOSE_SERVICE_RESTART) {
+        dev->restart_min_ms = SDK_RESTART_RETRY_MIN_MS;
+        dev->restart_max_ms = SDK_RESTART_RETRY_MAX_MS;
+        if (!sdk_backoff_parse_hint((const char *)ev->data, ev->len, &dev->restart_min_ms, &dev->restart_max_ms))
+          sdk_port_log(SDK_LOG_INFO, "restart without a retry hint: retrying within the default window");
+      }
       sdk_device_queue_close(dev, ev->close_code, "");
       sdk_device_begin_closing(dev, ev->close_code);
       return false;

@@ -71,6 +71,8 @@ typedef struct {
   bool close_after_flush; /* a close frame is queued: drop the connection once it is sent */
   uint16_t close_code;    /* the code that ended the connection (picks the next delay) */
   uint32_t revoked_count; /* consecutive 401/4001 refusals */
+  uint32_t restart_min_ms; /* the retry window of the last 1012 close (its reason's hint) */
+  uint32_t restart_max_ms;
   uint64_t closing_since_ms; /* when the close frame was queued */
   uint64_t last_tx_ms;       /* when a frame was queued or bytes of it were sent */
   /* the socket */

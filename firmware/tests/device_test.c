@@ -131,6 +131,15 @@ static void server_close(uint16_t code) {
   server_frame(SDK_WS_OP_CLOSE, payload, 2);
 }
 
+static void server_close_reason(uint16_t code, const char *reason) {
+  char payload[128];
+  size_t n = strlen(reason);
+  payload[0] = (char)(code >> 8);
+  payload[1] = (char)(code & 0xFF);
+  memcpy(payload + 2, reason, n);
+  server_frame(SDK_WS_OP_CLOSE, payload, n + 2);
+}
+
 /* Accepts the upgrade request the device sent (computing Sec-WebSocket-Accept from its key). */
 static void server_accepts(void) {
   char *key = strstr((char *)from_device, "Sec-WebSocket-Key: ");
@@ -276,6 +285,69 @@ static void replaced_waits_the_cap(void) {
   CHECK(dev.next_attempt_ms - now_ms >= 29990);
 }
 
+/* The delay until the next attempt, once the device is idle again. */
+static uint64_t next_delay(void) {
+  for (int i = 0; i < 100 && dev.state != SDK_STATE_IDLE; i++) run_for(1);
+  CHECK(dev.state == SDK_STATE_IDLE);
+  return dev.next_attempt_ms - now_ms;
+}
+
+static void restart_retries_within_the_hint_then_backs_off(void) {
+  start();
+  online(15);
+  server_close_reason(SDK_CLOSE_SERVICE_RESTART, "server restarting; retry in 3000-3500 ms");
+  uint64_t first = next_delay();
+  CHECK(first >= 2990 && first <= 3500);
+  /* The new server is not up yet: every failed attempt for 30 s waits within the hint again. */
+  uint64_t closed_at = now_ms;
+  int failed = 0;
+  while (now_ms - closed_at < 25000) {
+    int before = opens;
+    run_for(dev.next_attempt_ms - now_ms + 1);
+    CHECK(opens == before + 1);
+    net = SDK_NET_CLOSED; /* the connection is refused */
+    uint64_t delay = next_delay();
+    CHECK(delay >= 2990 && delay <= 3500);
+    failed++;
+  }
+  CHECK(failed >= 6);
+  /* After the window: the normal backoff, from its first steps (below 250 or 500 ms). */
+  while (now_ms - closed_at < 30000) {
+    run_for(dev.next_attempt_ms - now_ms + 1);
+    net = SDK_NET_CLOSED;
+    (void)next_delay();
+  }
+  run_for(dev.next_attempt_ms - now_ms + 1);
+  net = SDK_NET_CLOSED;
+  CHECK(next_delay() < 500);
+
+  /* Without a hint: the default window; back online ends the window. */
+  start();
+  online(15);
+  server_close_reason(SDK_CLOSE_SERVICE_RESTART, "restarting");
+  uint64_t d = next_delay();
+  CHECK(d >= SDK_RESTART_RETRY_MIN_MS - 10 && d <= SDK_RESTART_RETRY_MAX_MS);
+  run_for(d + 1);
+  server_accepts();
+  run_for(1);
+  server_text("{\"type\":\"welcome\",\"protocol\":1,\"deviceId\":\"dev_test\",\"serverTime\":\"x\",\"heartbeatSeconds\":15}");
+  run_for(1);
+  CHECK(dev.state == SDK_STATE_ONLINE);
+  CHECK(dev.backoff.quick_until_ms == 0);
+}
+
+static void a_lost_long_lived_connection_retries_within_two_seconds(void) {
+  start();
+  online(15);
+  /* Many failures before: the ceiling had grown to the cap. */
+  dev.backoff.attempt = 20;
+  run_for(12000);
+  CHECK(dev.state == SDK_STATE_ONLINE);
+  net = SDK_NET_CLOSED; /* no close frame: the server was killed */
+  uint64_t delay = next_delay();
+  CHECK(delay <= SDK_RESTART_RETRY_LOST_MAX_MS);
+}
+
 static void silence_drops_after_two_and_a_half_heartbeats(void) {
   start();
   online(2);
@@ -418,6 +490,8 @@ int main(void) {
   refused_credentials_wait_longer_each_time();
   retry_after_is_a_floor();
   replaced_waits_the_cap();
+  restart_retries_within_the_hint_then_backs_off();
+  a_lost_long_lived_connection_retries_within_two_seconds();
   silence_drops_after_two_and_a_half_heartbeats();
   commands_answered_in_order_with_events_after();
   debounce_reports_the_settled_level_once();

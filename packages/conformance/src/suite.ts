@@ -7,10 +7,12 @@ import {
   commandTypes,
   DeviceError,
   DeviceResult,
+  deviceCloseCodes,
   deviceSocketPath,
   deviceSocketUrl,
   Hello,
   protocolVersion,
+  restartCloseReason,
 } from "@sdk/protocol";
 import { deployScript, startTestServer, waitUntil, within } from "@sdk/test-helpers";
 import type { DeviceFactory, DeviceUnderTest } from "./device-under-test.ts";
@@ -265,6 +267,25 @@ function connectionCases(factory: DeviceFactory): void {
       delays.some((d) => d > backoffBaseMs),
       "every retry came within the base delay: no backoff",
     );
+  });
+
+  test("1012 service restart: the device retries within the reason's hint window, not its backoff", async (t) => {
+    const { server, conn } = await deviceOnFakeServer(t, factory, "pico_w");
+    // A window above the test backoff cap: a device that ignores the hint retries sooner.
+    const hint = { minMs: backoffCapMs + 500, maxMs: backoffCapMs + 800 };
+    let current = conn;
+    for (let i = 0; i < 2; i++) {
+      const seen = server.attempts.length;
+      const closedAt = performance.now();
+      current.ws.close(deviceCloseCodes.serviceRestart, restartCloseReason(hint.minMs, hint.maxMs));
+      const delay = await nextAttemptAfter(server, seen, closedAt, hint.maxMs + waitMs);
+      assert.notEqual(delay, null, `no reconnect after 1012 number ${i + 1}`);
+      assert.ok(
+        delay! >= hint.minMs,
+        `retried ${Math.round(delay!)} ms after 1012, before the hint's ${hint.minMs} ms`,
+      );
+      current = await server.nextConnection(waitMs);
+    }
   });
 
   test("4000 replaced: the device waits at least the backoff cap before trying again", async (t) => {

@@ -156,6 +156,8 @@ export const deviceCloseCodes = {
   protocolError: 1002,
   policyViolation: 1008,
   tooBig: 1009,
+  /** The server is restarting (an upgrade): the reason carries a retry hint (`restartCloseReason`). */
+  serviceRestart: 1012,
   /** Another connection with the same credentials took over. */
   replaced: 4000,
   /** The device's credentials were rotated or the device was deleted. */
@@ -163,6 +165,38 @@ export const deviceCloseCodes = {
   /** No hello within the allowed time, or too many bad frames. */
   misbehaving: 4002,
 } as const;
+
+/**
+ * Retrying after 1012 (service restart): the reason says `server restarting; retry in <min>-<max> ms`.
+ * A device draws each retry uniformly in [min, max) for `windowMs` after the close (or until it is
+ * back), then falls back to its normal backoff. `lost*`: after a connection that had been up for 10 s
+ * or more ends without a close frame (1006: the server was killed, the network dropped), the backoff
+ * ceiling is at most `lostMaxMs` for `lostWindowMs`.
+ */
+export const restartRetry = {
+  minMs: 100,
+  maxMs: 1000,
+  windowMs: 30_000,
+  lostMaxMs: 2000,
+  lostWindowMs: 10_000,
+} as const;
+
+/** The reason of a 1012 close: `server restarting; retry in 100-1000 ms`. */
+export function restartCloseReason(
+  minMs: number = restartRetry.minMs,
+  maxMs: number = restartRetry.maxMs,
+): string {
+  return `server restarting; retry in ${Math.round(minMs)}-${Math.round(maxMs)} ms`;
+}
+
+/** The retry window a 1012 reason names, or null when it names none (use `restartRetry`'s). */
+export function parseRestartHint(reason: string): { minMs: number; maxMs: number } | null {
+  const match = /retry in (\d{1,6})-(\d{1,6}) ms/.exec(reason);
+  if (!match) return null;
+  const minMs = Number(match[1]);
+  const maxMs = Number(match[2]);
+  return maxMs > minMs ? { minMs, maxMs } : null;
+}
 
 // ---------------------------------------------------------------- state and entities
 

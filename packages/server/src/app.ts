@@ -4,7 +4,7 @@ import fastifyCookie from "@fastify/cookie";
 import fastifyWebsocket from "@fastify/websocket";
 import { dashboardDistUrl } from "@sdk/dashboard/built";
 import { docsDirUrl } from "@sdk/docs";
-import { deviceCloseCodes, maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
+import { deviceCloseCodes, maxFrameBytes, restartCloseReason, watchSubprotocol } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
@@ -206,7 +206,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   signInLinkRoutes(app, services, config);
   docsRoutes(app, options.docsDir ?? defaultDocsDir, serverVersion);
   const heartbeat = new Heartbeat(config.device.heartbeatSeconds);
-  deviceSocket(app, services, heartbeat);
+  const deviceSockets = deviceSocket(app, services, heartbeat, config.publicUrl);
   watchSocket(app, services, heartbeat, config.publicUrl);
   projectWatchSocket(app, services, heartbeat, config.publicUrl);
   installUpgradeRefusals(app, config.publicUrl);
@@ -279,6 +279,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         await parts.stop();
         for (const client of app.websocketServer.clients)
           client.close(deviceCloseCodes.goingAway, "server shutting down");
+        deviceSockets.closeAll(deviceCloseCodes.serviceRestart, restartCloseReason());
         await app.close();
         services.auditLog.stop();
         await database.close();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
 import { SdkClient } from "@sdk/client";
-import { deviceCloseCodes } from "@sdk/protocol";
+import { deviceCloseCodes, parseRestartHint, restartCloseReason, restartRetry } from "@sdk/protocol";
 import pino from "pino";
 import type { Extension, Server } from "../src/app.ts";
 import { type Lifecycle, Lifecycles } from "../src/lifecycle/lifecycle.ts";
@@ -57,7 +57,14 @@ test("lifecycle: parts start once the server listens, and stop in reverse order 
     "stop second (listening: true, device online: true, users: 1)",
     "stop first (listening: true, device online: true, users: 1)",
   ]);
-  assert.deepEqual(await dev.closed, { code: deviceCloseCodes.goingAway, reason: "server shutting down" });
+  assert.deepEqual(await dev.closed, {
+    code: deviceCloseCodes.serviceRestart,
+    reason: restartCloseReason(),
+  });
+  assert.deepEqual(parseRestartHint((await dev.closed).reason), {
+    minMs: restartRetry.minMs,
+    maxMs: restartRetry.maxMs,
+  });
   await server.close(); // twice is harmless
   assert.equal(steps.length, 4);
 });

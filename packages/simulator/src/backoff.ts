@@ -20,10 +20,15 @@ export const defaultReconnect: ReconnectOptions = {
   random: Math.random,
 };
 
-/** Delay n (0-based) has the ceiling min(cap, base · 2ⁿ); full jitter picks uniformly below it. */
+/**
+ * Delay n (0-based) has the ceiling min(cap, base · 2ⁿ); full jitter picks uniformly below it.
+ * A quick window (after a 1012 restart close, or a long-lived connection lost without a close frame)
+ * draws every delay uniformly in [min, max) instead, until it ends; then the backoff goes on as before.
+ */
 export class Backoff {
   readonly #options: ReconnectOptions;
   #failures = 0;
+  #quick: { untilMs: number; minMs: number; maxMs: number; capOnly: boolean } | null = null;
 
   constructor(options: ReconnectOptions) {
     this.#options = options;
@@ -39,8 +44,31 @@ export class Backoff {
     return Math.min(capMs, baseMs * 2 ** Math.min(n, 30));
   }
 
-  next(): number {
-    const ceiling = this.ceiling();
+  /** Retries until `now + windowMs` are drawn uniformly in [minMs, maxMs) (the 1012 hint). */
+  quick(now: number, windowMs: number, minMs: number, maxMs: number): void {
+    this.#quick = { untilMs: now + windowMs, minMs, maxMs, capOnly: false };
+  }
+
+  /** Until `now + windowMs` the ceiling is at most `maxMs` (a lost long-lived connection). */
+  capFor(now: number, windowMs: number, maxMs: number): void {
+    this.#quick = { untilMs: now + windowMs, minMs: 0, maxMs, capOnly: true };
+  }
+
+  /** The connection is back: a later close starts from the normal backoff (or a new window). */
+  endQuick(): void {
+    this.#quick = null;
+  }
+
+  next(now = 0): number {
+    const quick = this.#quick && now < this.#quick.untilMs ? this.#quick : null;
+    if (!quick) this.#quick = null;
+    if (quick && !quick.capOnly) {
+      const spread = quick.maxMs - quick.minMs;
+      return (
+        quick.minMs + (this.#options.jitter === "none" ? spread : Math.floor(this.#options.random() * spread))
+      );
+    }
+    const ceiling = Math.min(this.ceiling(), quick ? quick.maxMs : Number.POSITIVE_INFINITY);
     this.#failures++;
     if (this.#options.jitter === "none") return ceiling;
     return Math.floor(this.#options.random() * ceiling);

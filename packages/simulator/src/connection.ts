@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { deviceCloseCodes, maxFrameBytes } from "@sdk/protocol";
+import { deviceCloseCodes, maxFrameBytes, parseRestartHint, restartRetry } from "@sdk/protocol";
 import WebSocket from "ws";
 import { Backoff, type ReconnectOptions } from "./backoff.ts";
 
@@ -183,6 +183,7 @@ export class Connection {
     ws.on("open", () => {
       opened = true;
       this.#openedAt = this.#options.now();
+      this.#backoff?.endQuick();
       this.#h.open();
     });
     ws.on("message", (data, isBinary) => {
@@ -248,10 +249,18 @@ export class Connection {
       this.#h.idle();
       return;
     }
-    if (opened && this.#options.now() - this.#openedAt >= this.#options.reconnect.resetAfterMs) {
-      this.#backoff.reset();
+    const now = this.#options.now();
+    const stable = opened && now - this.#openedAt >= this.#options.reconnect.resetAfterMs;
+    if (stable) this.#backoff.reset();
+    if (code === deviceCloseCodes.serviceRestart) {
+      // The server restarts: it is back within seconds, and its hint spreads the reconnects.
+      const hint = parseRestartHint(reason) ?? restartRetry;
+      this.#backoff.quick(now, restartRetry.windowMs, hint.minMs, hint.maxMs);
+    } else if (code === 1006 && stable) {
+      // A connection that had been up ended without a close frame (the server was killed, say).
+      this.#backoff.capFor(now, restartRetry.lostWindowMs, restartRetry.lostMaxMs);
     }
-    let delay = this.#backoff.next();
+    let delay = this.#backoff.next(now);
     // Replaced by a newer connection with the same credentials: retrying at once would replace it back.
     if (code === deviceCloseCodes.replaced) delay = Math.max(delay, this.#options.reconnect.capMs);
     if (this.#retryAfterMs > 0) {

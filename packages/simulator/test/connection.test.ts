@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { FakeServer } from "@sdk/conformance";
-import { deviceSocketUrl } from "@sdk/protocol";
+import { deviceCloseCodes, deviceSocketUrl, restartCloseReason, restartRetry } from "@sdk/protocol";
 import { within as withTimeout } from "@sdk/test-helpers";
 import { Backoff } from "../src/backoff.ts";
 import { defaultReconnect, SimulatedDevice } from "../src/index.ts";
@@ -57,6 +57,28 @@ describe("backoff", () => {
       assert.ok(delay >= 0 && delay < ceiling, `delay ${delay} within [0, ${ceiling})`);
     }
   });
+
+  test("a quick window draws in [min, max) until it ends, then the backoff goes on", () => {
+    let r = 0;
+    const backoff = new Backoff({ ...defaultReconnect, random: () => r });
+    backoff.quick(1_000, 30_000, 100, 1_000);
+    r = 0;
+    assert.equal(backoff.next(1_000), 100);
+    r = 0.999_999;
+    assert.equal(backoff.next(30_999), 999);
+    assert.equal(backoff.failures, 0, "quick retries do not grow the backoff");
+    assert.equal(backoff.next(31_000), 249, "after the window: the normal first step");
+    assert.equal(backoff.next(31_001), 499);
+
+    const capped = new Backoff({ ...defaultReconnect, jitter: "none" });
+    for (let n = 0; n < 6; n++) capped.next();
+    capped.capFor(0, 10_000, 2_000);
+    assert.equal(capped.next(5_000), 2_000, "the ceiling is at most 2 s in the window");
+    assert.equal(capped.next(10_000), 30_000, "then the normal ceiling again");
+    capped.quick(0, 10_000, 10, 20);
+    capped.endQuick();
+    assert.equal(capped.next(1), 30_000);
+  });
 });
 
 describe("connection", () => {
@@ -100,6 +122,23 @@ describe("connection", () => {
     await again;
     assert.equal(device.connected, true);
     assert.equal(server.attempts.filter((a) => a.accepted).length, 3);
+  });
+
+  test("1012 (service restart): the device retries within the hinted window, not with backoff", async (t) => {
+    const { server, device, conn } = await connectedDevice(t, {
+      reconnect: { baseMs: 15, capMs: 1_000, jitter: "none", resetAfterMs: 60_000 },
+    });
+    const delays: number[] = [];
+    device.on("reconnecting", ({ delayMs }) => delays.push(delayMs));
+    let current = conn;
+    for (const reason of [restartCloseReason(40, 60), restartCloseReason(40, 60), "restarting"]) {
+      const back = device.waitFor("connected");
+      current.ws.close(deviceCloseCodes.serviceRestart, reason);
+      await back;
+      current = await server.nextConnection();
+    }
+    // jitter "none" draws the top of the window; a reason without a hint uses the protocol's default.
+    assert.deepEqual(delays, [60, 60, restartRetry.maxMs]);
   });
 
   test("a connection that stayed up long enough resets the backoff", async (t) => {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { type Board, deviceCloseCodes } from "@sdk/protocol";
+import { type Board, deviceCloseCodes, restartCloseReason } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { Unsubscribe } from "../events/bus.ts";
 import { hashSecret } from "../lib/tokens.ts";
@@ -56,7 +56,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
 
     /**
      * Server shutdown: each connected device's log says so and the device is offline from now (the
-     * database is still open), then every connection closes with "going away".
+     * database is still open), then every connection closes with 1012 (service restart) and a retry
+     * hint: devices come back within a second or two of the next server accepting.
      */
     async stop(): Promise<void> {
       stopping = true;
@@ -73,7 +74,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         }),
       );
       for (const connection of connections)
-        connection.close(deviceCloseCodes.goingAway, "server shutting down");
+        connection.close(deviceCloseCodes.serviceRestart, restartCloseReason());
     },
 
     /** Checks a device id and secret; the same error for an unknown id and a wrong secret. */
@@ -92,6 +93,9 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     },
 
     isOnline: (deviceId: string) => registry.get(deviceId) !== undefined,
+
+    /** False once the server stops: a device that dials now is turned away (it retries). */
+    accepting: () => !stopping,
 
     /** Sends a command to a connected device and resolves with its result. */
     /** `board` is the registered board when the caller knows it; else the live connection's. */

@@ -1,21 +1,30 @@
-import type {} from "@fastify/websocket";
-import { deviceCloseCodes, deviceSocketPath, maxFrameBytes } from "@sdk/protocol";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { WebSocket } from "ws";
-import { AppError } from "../errors.ts";
+import { type IncomingMessage, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import { deviceCloseCodes, deviceSocketPath, errorDocsPath, maxFrameBytes } from "@sdk/protocol";
+import type { FastifyInstance } from "fastify";
+import { type WebSocket, WebSocketServer } from "ws";
+import { AppError, isDatabaseUnavailable } from "../errors.ts";
 import type { DeviceAuth } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
+import { FrameQueue } from "./frame-queue.ts";
 import type { Heartbeat } from "./heartbeat.ts";
-import { notAnUpgrade } from "./upgrade.ts";
+import { notAnUpgrade, refuseMalformedHandshakes } from "./upgrade.ts";
 
-declare module "fastify" {
-  interface FastifyRequest {
-    deviceAuth?: DeviceAuth;
-  }
-}
+/**
+ * Per device: reading its socket pauses while 1,024 frames (or 256 KB of them) wait to be handled,
+ * and resumes at 256 frames (64 KB). With `maxFramesInFlight` writes committing besides, a device
+ * holds at most about 0.8 MB of frames in the server (state values are at most 8 KB), plus the
+ * socket's buffers.
+ */
+const frameQueueBounds = {
+  highFrames: 1024,
+  lowFrames: 256,
+  highBytes: 256 * 1024,
+  lowBytes: 64 * 1024,
+};
 
 /** `Authorization: Basic base64(deviceId:secret)`. */
-function basicCredentials(request: FastifyRequest): { deviceId: string; secret: string } {
+function basicCredentials(request: IncomingMessage): { deviceId: string; secret: string } {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? "");
   const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
   const colon = decoded.indexOf(":");
@@ -23,22 +32,67 @@ function basicCredentials(request: FastifyRequest): { deviceId: string; secret: 
   return { deviceId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
-/** The device WebSocket: authenticates before the upgrade, then hands frames to the device link service. */
-export function deviceSocket(app: FastifyInstance, services: Services, heartbeat: Heartbeat): void {
-  app.route({
-    method: "GET",
-    url: deviceSocketPath,
-    handler: notAnUpgrade,
-    preValidation: async (request) => {
-      const { deviceId, secret } = basicCredentials(request);
-      request.deviceAuth = await services.deviceLink.authenticate(deviceId, secret);
-    },
-    wsHandler: (socket, request) => {
-      // Keep nothing of the upgrade request alive: with thousands of idle boards, every byte per
-      // connection counts (a request and its child logger are a few KB).
-      openSession(request.deviceAuth!, socket);
-    },
+export interface DeviceSocketServer {
+  /** Closes every device socket still open (also those that never said hello). */
+  closeAll(code: number, reason: string): void;
+}
+
+/**
+ * The device WebSocket, on a plain `ws` server (no framework request per connection: with
+ * thousands of idle boards every byte per connection counts, and reconnect storms want the upgrade
+ * cheap). It authenticates before the upgrade, then hands frames to the device link service. A plain
+ * GET (no Upgrade) still goes through the framework and gets 426.
+ */
+export function deviceSocket(
+  app: FastifyInstance,
+  services: Services,
+  heartbeat: Heartbeat,
+  publicUrl: string | null,
+): DeviceSocketServer {
+  app.get(deviceSocketPath, notAnUpgrade);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxFrameBytes - 1,
+    perMessageDeflate: false,
+    handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
   });
+  refuseMalformedHandshakes(wss, publicUrl);
+
+  // Device upgrades are taken before the framework sees them; every other upgrade (the watch
+  // sockets) goes where it went before.
+  const others = app.server.listeners("upgrade") as ((...args: unknown[]) => void)[];
+  app.server.removeAllListeners("upgrade");
+  app.server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = request.url?.split("?")[0];
+    if (path === deviceSocketPath && request.method === "GET") {
+      void upgradeDevice(request, socket, head);
+      return;
+    }
+    for (const listener of others) listener.call(app.server, request, socket, head);
+  });
+
+  async function upgradeDevice(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // Stopping (devices were told 1012 and retry within a second): as if the port were closed, so
+    // the device keeps retrying within its hint instead of connecting to a server on its way out.
+    if (!services.deviceLink.accepting()) {
+      socket.destroy();
+      return;
+    }
+    const guard = () => socket.destroy();
+    socket.on("error", guard);
+    let auth: DeviceAuth;
+    try {
+      const { deviceId, secret } = basicCredentials(request);
+      auth = await services.deviceLink.authenticate(deviceId, secret);
+    } catch (error) {
+      socket.removeListener("error", guard);
+      refuse(request, socket, error, publicUrl, app);
+      return;
+    }
+    socket.removeListener("error", guard);
+    if (socket.destroyed) return;
+    wss.handleUpgrade(request, socket, head, (ws) => openSession(auth, ws));
+  }
 
   function openSession(auth: DeviceAuth, socket: WebSocket): void {
     const session = services.deviceLink.open(auth, {
@@ -47,29 +101,91 @@ export function deviceSocket(app: FastifyInstance, services: Services, heartbeat
     });
     let closeReason = "";
     let closeCode: number | undefined;
-    // Frames are handled one after another, in the order they arrived.
-    let queue: Promise<void> = Promise.resolve();
-    const enqueue = (work: () => Promise<void>) => {
-      queue = queue
-        .then(work)
-        .catch((error: unknown) =>
-          app.log.error({ err: error, deviceId: auth.deviceId }, "device frame failed"),
-        );
-    };
+    const queue = new FrameQueue({
+      ...frameQueueBounds,
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
+      now: Date.now,
+      onError: (error) => app.log.error({ err: error, deviceId: auth.deviceId }, "device frame failed"),
+      onEpisode: (episode) => {
+        app.log.warn({ deviceId: auth.deviceId, ...episode }, "device frames deferred (socket paused)");
+        void session.backpressure(episode);
+      },
+    });
     heartbeat.track(socket, () => {
       closeReason = "heartbeat timeout";
     });
     socket.on("message", (data, isBinary) => {
-      enqueue(() => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
+      const bytes = (data as Buffer).length ?? 0;
+      queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
     });
     socket.on("error", (error: Error & { code?: string }) => {
       if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
       closeCode = deviceCloseCodes.tooBig;
       closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
-      enqueue(() => session.refusedTooBig());
+      queue.push(0, () => session.refusedTooBig());
     });
     socket.on("close", (code, reason) => {
-      enqueue(() => session.closed(closeCode ?? code, closeReason || reason.toString()));
+      // Offline at once, not after the frames still waiting (they are handled all the same).
+      queue.closed();
+      session
+        .closed(closeCode ?? code, closeReason || reason.toString())
+        .catch((error: unknown) =>
+          app.log.error({ err: error, deviceId: auth.deviceId }, "device close failed"),
+        );
     });
   }
+
+  return {
+    closeAll(code, reason) {
+      for (const client of wss.clients) client.close(code, reason);
+    },
+  };
+}
+
+/** The answer to a refused device upgrade, in the error envelope (401 for wrong credentials). */
+function refuse(
+  request: IncomingMessage,
+  socket: Duplex,
+  error: unknown,
+  publicUrl: string | null,
+  app: FastifyInstance,
+): void {
+  const appError =
+    error instanceof AppError
+      ? error
+      : isDatabaseUnavailable(error)
+        ? new AppError("database_unavailable")
+        : new AppError("internal_error");
+  if (appError.code === "internal_error" || appError.code === "database_unavailable")
+    app.log.error({ err: error }, "device upgrade failed");
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({
+    success: false,
+    error: {
+      code: appError.code,
+      message: appError.message,
+      docs: docsBase(request, publicUrl, appError.code),
+    },
+  });
+  socket.end(
+    [
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? ""}`,
+      "Connection: close",
+      "Content-Type: application/json; charset=utf-8",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      ...Object.entries(appError.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+      "",
+      body,
+    ].join("\r\n"),
+  );
+}
+
+function docsBase(request: IncomingMessage, publicUrl: string | null, code: string): string {
+  const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true;
+  const base = publicUrl ?? `${encrypted ? "https" : "http"}://${request.headers.host ?? "localhost"}`;
+  return `${base}${errorDocsPath}#${code}`;
 }

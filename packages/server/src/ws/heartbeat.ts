@@ -41,6 +41,8 @@ export class Heartbeat implements Lifecycle {
 
   #tick(): void {
     for (const [socket, entry] of this.#sockets) {
+      // Paused by us (its frames wait to be handled): its pongs cannot be read, yet it is alive.
+      if (socket.isPaused) entry.alive = true;
       entry.missed = entry.alive ? 0 : entry.missed + 1;
       if (entry.missed >= 2) {
         this.#sockets.delete(socket);

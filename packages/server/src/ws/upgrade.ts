@@ -1,5 +1,6 @@
 import { errorCatalog, errorDocsPath } from "@sdk/protocol";
 import type { FastifyInstance } from "fastify";
+import type { WebSocketServer } from "ws";
 import { AppError } from "../errors.ts";
 
 /** A WebSocket path's answer to a plain HTTP request (no `Upgrade: websocket`). */
@@ -15,7 +16,12 @@ export function notAnUpgrade(): never {
  * any route runs; it answers in the same envelope as every other error instead of ws's plain text.
  */
 export function installUpgradeRefusals(app: FastifyInstance, publicUrl: string | null): void {
-  app.websocketServer.on("wsClientError", (error: Error, socket, request) => {
+  refuseMalformedHandshakes(app.websocketServer, publicUrl);
+}
+
+/** The same refusal for a `ws` server of our own (the device socket's). */
+export function refuseMalformedHandshakes(wss: WebSocketServer, publicUrl: string | null): void {
+  wss.on("wsClientError", (error: Error, socket, request) => {
     if (!socket.writable) return socket.destroy();
     const code = "upgrade_required" as const;
     const base = publicUrl ?? `http://${request.headers.host ?? "localhost"}`;

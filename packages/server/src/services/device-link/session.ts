@@ -42,8 +42,13 @@ export interface LinkSession {
   receiveBinary(): Promise<void>;
   /** A frame over the size limit was refused (the socket closes with 1009). */
   refusedTooBig(): Promise<void>;
-  /** The socket closed (any cause). */
+  /**
+   * The socket closed (any cause). Called at once, not after the frames still waiting: the device
+   * is offline promptly; those frames are still handled (stored) afterwards.
+   */
   closed(code: number, reason: string): Promise<void>;
+  /** Reading the socket was paused because the device sent faster than its frames were handled. */
+  backpressure(episode: { pauses: number; frames: number; ms: number }): Promise<void>;
 }
 
 /** What the device link is built from; its sessions share all of it. */
@@ -72,6 +77,11 @@ export interface SessionContext extends LinkDeps {
 }
 
 const helloTimeoutMs = 10_000;
+/**
+ * `state` and `log` frames whose commit is still pending, per device: the next frames are handled
+ * meanwhile (their writes share group commits) until this many wait; then the next frame waits.
+ */
+const maxFramesInFlight = 64;
 const strikeWindowMs = 60_000;
 const maxStrikes = 20;
 
@@ -93,6 +103,10 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   #helloDone = false;
   #closed = false;
   #helloTimer: NodeJS.Timeout | undefined;
+  #hello: Promise<void> | undefined;
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Entities stored through this connection: their next reports need no limit check first. */
+  readonly #entities = new Set<string>();
 
   constructor(auth: DeviceAuth, transport: Transport, context: SessionContext) {
     this.#auth = auth;
@@ -174,7 +188,8 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     const msg = parsed.data;
     switch (msg.type) {
       case "hello":
-        return this.#hello(msg);
+        this.#hello = this.#sayHello(msg);
+        return this.#hello;
       case "result":
         if (!this.#rpc.settle(msg.id, msg.value))
           await this.#system("warn", `result for unknown command ${msg.id}`);
@@ -186,19 +201,31 @@ export class DeviceSession implements LinkSession, DeviceConnection {
         }
         return;
       case "log":
-        void this.#context.logs.append(this.#auth, msg.level, "device", msg.message); // stored with the next group commit
-        return;
-      case "state":
-        try {
-          await this.#context.state.record(this.#auth, msg.entityId, msg.value);
-        } catch (error) {
-          if (error instanceof AppError) return this.#reject("invalid_message", error.message, id);
-          throw error;
-        }
-        return;
+        return this.#pipeline(this.#context.logs.append(this.#auth, msg.level, "device", msg.message));
+      case "state": {
+        const recorded = this.#context.state.record(this.#auth, msg.entityId, msg.value).then(
+          () => void this.#entities.add(msg.entityId),
+          (error: unknown) => {
+            if (error instanceof AppError) return this.#reject("invalid_message", error.message, id);
+            throw error;
+          },
+        );
+        // A new entity waits for its commit, so the per-device entity limit is checked in order.
+        if (!this.#entities.has(msg.entityId)) return recorded;
+        return this.#pipeline(recorded);
+      }
       default:
         return this.#route(msg as { type: string } & Record<string, unknown>);
     }
+  }
+
+  /** Lets the next frame be handled while this write commits, up to `maxFramesInFlight`. */
+  async #pipeline(write: Promise<void>): Promise<void> {
+    const tracked: Promise<void> = write
+      .catch((error: unknown) => this.#context.onError(error))
+      .finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
+    while (this.#inFlight.size >= maxFramesInFlight) await Promise.race(this.#inFlight);
   }
 
   #route(message: { type: string } & Record<string, unknown>): Promise<void> | undefined {
@@ -210,8 +237,14 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     return this.#context.scriptRoom?.(this.projectId) ?? undefined;
   }
 
-  async #hello(hello: { firmware: string; board: Board; maxFrame: number; protocol: number }): Promise<void> {
+  async #sayHello(hello: {
+    firmware: string;
+    board: Board;
+    maxFrame: number;
+    protocol: number;
+  }): Promise<void> {
     if (this.#helloDone) return this.#reject("invalid_message", "hello was already received");
+    if (this.#closed) return; // read before the close: the connection is gone, the device stays offline
     const { repos, registry, bus, clock } = this.#context;
     if (hello.protocol > protocolVersion) {
       await this.#system(
@@ -220,6 +253,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       );
     }
     clearTimeout(this.#helloTimer);
+    if (this.#closed) return;
     this.#helloDone = true;
     this.maxFrame = hello.maxFrame;
     this.firmware = hello.firmware;
@@ -229,18 +263,21 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       await this.#system("warn", "a new connection with the same credentials replaced the previous one");
     }
     const now = clock.now();
-    await repos.devices.setPresence(this.deviceId, {
-      status: "online",
-      lastSeenAt: now,
-      firmwareVersion: hello.firmware,
-    });
+    // Queued together (one group commit, not one after another): presence, then the log lines.
+    const writes: Promise<void>[] = [
+      repos.devices.setPresence(this.deviceId, {
+        status: "online",
+        lastSeenAt: now,
+        firmwareVersion: hello.firmware,
+      }),
+    ];
     if (hello.board !== this.board) {
-      await this.#system(
-        "warn",
-        `the device reports board ${hello.board} but is registered as ${this.board}`,
+      writes.push(
+        this.#system("warn", `the device reports board ${hello.board} but is registered as ${this.board}`),
       );
     }
-    await this.#system("info", `connected (firmware ${hello.firmware}, ${hello.board})`);
+    writes.push(this.#system("info", `connected (firmware ${hello.firmware}, ${hello.board})`));
+    await Promise.all(writes);
     this.send({
       type: "welcome",
       protocol: protocolVersion,
@@ -270,11 +307,21 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     );
   }
 
+  async backpressure(episode: { pauses: number; frames: number; ms: number }): Promise<void> {
+    await this.#system(
+      "warn",
+      `frames arrived faster than they were handled: reading paused ${episode.pauses} time(s), ` +
+        `${episode.frames} frames deferred over ${(episode.ms / 1000).toFixed(1)} s (none dropped)`,
+    );
+  }
+
   async closed(code: number, reason: string): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#helloTimer);
     this.#rpc.abandon();
+    // A hello under way registers and marks online first; the offline below must come after it.
+    await this.#hello?.catch(() => undefined);
     const { repos, registry, bus, clock, onError } = this.#context;
     if (!registry.unregister(this)) return; // replaced by a newer connection, which keeps it online
     if (this.#context.stopping()) return; // every device starts offline at the next boot
@@ -305,6 +352,8 @@ function closeReason(code: number): string {
       return "closed by the device";
     case deviceCloseCodes.goingAway:
       return "going away";
+    case deviceCloseCodes.serviceRestart:
+      return "service restart";
     case 1006: // never sent: the connection ended without a close frame
       return "connection lost";
     case deviceCloseCodes.tooBig:

@@ -1,0 +1,109 @@
+/** One stretch of time in which a device's frames came faster than they were handled. */
+interface BackpressureEpisode {
+  /** How often reading the socket was paused. */
+  pauses: number;
+  /** Frames that arrived from the first pause until the queue was empty again. */
+  frames: number;
+  /** From the first pause until the queue was empty again. */
+  ms: number;
+}
+
+export interface FrameQueueOptions {
+  /** Reading pauses when this many frames (or bytes) wait, and resumes at the low marks. */
+  highFrames: number;
+  lowFrames: number;
+  highBytes: number;
+  lowBytes: number;
+  pause(): void;
+  resume(): void;
+  onError(error: unknown): void;
+  /** Once per episode, when the queue is empty again (or the socket closed). */
+  onEpisode(episode: BackpressureEpisode): void;
+  now(): number;
+}
+
+interface Item {
+  bytes: number;
+  work: () => Promise<void>;
+}
+
+/**
+ * A device's frames, handled one after another in the order they arrived. When too many wait,
+ * reading the socket pauses (the device's TCP window fills and it slows down); nothing that was
+ * read is dropped.
+ */
+export class FrameQueue {
+  readonly #o: FrameQueueOptions;
+  #items: Item[] = [];
+  #head = 0;
+  #bytes = 0;
+  #running = false;
+  #paused = false;
+  #episode: { start: number; pauses: number; frames: number } | null = null;
+
+  constructor(options: FrameQueueOptions) {
+    this.#o = options;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** Frames waiting (not yet handled). */
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(bytes: number, work: () => Promise<void>): void {
+    this.#items.push({ bytes, work });
+    this.#bytes += bytes;
+    if (this.#episode) this.#episode.frames++;
+    // (a new episode counts the frames already waiting, this one included)
+    if (!this.#paused && (this.length >= this.#o.highFrames || this.#bytes >= this.#o.highBytes)) {
+      this.#paused = true;
+      this.#episode ??= { start: this.#o.now(), pauses: 0, frames: this.length };
+      this.#episode.pauses++;
+      this.#o.pause();
+    }
+    if (!this.#running) void this.#drain();
+  }
+
+  /** The socket closed: what waits is still handled; an open episode is reported now. */
+  closed(): void {
+    this.#paused = false;
+    this.#endEpisode();
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    while (this.#head < this.#items.length) {
+      const item = this.#items[this.#head]!;
+      this.#items[this.#head++] = undefined as unknown as Item; // let the frame go
+      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+        this.#items = this.#items.slice(this.#head);
+        this.#head = 0;
+      }
+      this.#bytes -= item.bytes;
+      try {
+        await item.work();
+      } catch (error) {
+        this.#o.onError(error);
+      }
+      if (this.#paused && this.length <= this.#o.lowFrames && this.#bytes <= this.#o.lowBytes) {
+        this.#paused = false;
+        this.#o.resume();
+      }
+    }
+    this.#items = [];
+    this.#head = 0;
+    this.#running = false;
+    if (!this.#paused) this.#endEpisode();
+  }
+
+  #endEpisode(): void {
+    const episode = this.#episode;
+    if (!episode) return;
+    this.#episode = null;
+    this.#o.onEpisode({ pauses: episode.pauses, frames: episode.frames, ms: this.#o.now() - episode.start });
+  }
+}
