@@ -234,7 +234,7 @@ export function loadConfig(
       memoryLimitMb: integer(env, "SCRIPT_MEMORY_LIMIT_MB", 64, 8, 2048),
       loadTimeoutMs: integer(env, "SCRIPT_LOAD_TIMEOUT_MS", 250, 10, 60_000),
       workers: integer(env, "SCRIPT_WORKERS", defaultScriptWorkers(), 1, 64),
-      cpuBudgetMs: integer(env, "SCRIPT_CPU_BUDGET_MS", 250, 10, 1000),
+      cpuBudgetMs: integer(env, "SCRIPT_CPU_BUDGET_MS", 500, 10, 1000),
     },
     deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
     homeAssistant: homeAssistant(env),

@@ -32,7 +32,7 @@ interface ProjectScripts {
 const restartWindowMs = 5 * 60_000;
 const maxRestarts = 3;
 /** Output items (emitState, log, send) of one project that may wait to be stored; more are dropped. */
-const maxOutputInFlight = 1000;
+const maxOutputInFlight = 256;
 /** Device messages queued into a project's worker at which device sockets wait, and where they go on. */
 const queueHighWater = 500;
 const queueLowWater = 250;
