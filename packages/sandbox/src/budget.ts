@@ -1,38 +1,45 @@
 /**
- * A project's CPU budget: at most `ms` milliseconds of guest time in each window of `windowMs`
- * (wall clock). Once spent, the project's timers, messages and command results wait for the next window.
+ * A project's CPU budget: `ms` milliseconds of guest time per `windowMs` of wall-clock time, as
+ * a token bucket that refills continuously and holds at most a fifth of a window's worth. An entry
+ * may start while any budget is left; what it used beyond that is owed and waited out. So a
+ * sandbox never uses more than its share of the time that passes, even when a busy machine gives
+ * its thread less than a core, and never runs longer than about a fifth of a window in one go
+ * (plus one entry's deadline).
  */
 export class CpuBudget {
   readonly ms: number;
   readonly windowMs: number;
-  #windowStart = performance.now();
-  #used = 0;
+  readonly #capacity: number;
+  #tokens: number;
+  #at = performance.now();
 
   constructor(ms: number, windowMs = 1000) {
     this.ms = ms;
     this.windowMs = windowMs;
+    this.#capacity = ms / 5;
+    this.#tokens = this.#capacity;
   }
 
-  #roll(): void {
+  #refill(): void {
     const now = performance.now();
-    if (now - this.#windowStart < this.windowMs) return;
-    this.#windowStart = now;
-    this.#used = 0;
+    this.#tokens = Math.min(this.#capacity, this.#tokens + ((now - this.#at) * this.ms) / this.windowMs);
+    this.#at = now;
   }
 
-  /** The window's budget is spent. */
+  /** Nothing is left: entries wait. */
   get exhausted(): boolean {
-    this.#roll();
-    return this.#used >= this.ms;
+    this.#refill();
+    return this.#tokens <= 0;
   }
 
   spend(ms: number): void {
-    this.#roll();
-    this.#used += ms;
+    this.#refill();
+    this.#tokens -= ms;
   }
 
-  /** Milliseconds until the next window starts. */
+  /** Milliseconds until an entry may run again. */
   get untilNextWindowMs(): number {
-    return Math.max(0, this.#windowStart + this.windowMs - performance.now());
+    this.#refill();
+    return this.#tokens > 0 ? 0 : (-this.#tokens * this.windowMs) / this.ms;
   }
 }

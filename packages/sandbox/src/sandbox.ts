@@ -348,7 +348,7 @@ export class ProjectSandbox {
         this.#throttledWindow = true;
         this.#onThrottle?.();
       }
-      this.#drainTimer ??= setTimeout(() => this.#drain(), this.#budget.untilNextWindowMs + 1);
+      this.#drainTimer ??= setTimeout(() => this.#drain(), this.#budget.untilNextWindowMs);
       return;
     }
     this.#run({ deviceId, name, args });
@@ -359,21 +359,29 @@ export class ProjectSandbox {
     if (entry.name === "message") this.#onDelivered?.(1);
   }
 
-  /** A new window: what waited runs, in order, until the budget is spent again. */
+  /**
+   * Budget again: what waited runs, in order, one entry per turn of the thread's event loop (so the
+   * worker's messages — a redeploy, other projects — get their turn in between), until the budget
+   * is spent again.
+   */
   #drain(): void {
     this.#drainTimer = undefined;
-    this.#throttledWindow = false;
     const budget = this.#budget!;
-    while (this.#deferred.length > 0 && !this.disposed && !budget.exhausted) {
-      const entry = this.#deferred.shift()!;
-      if (entry.timerKey !== undefined) this.#deferredTimers.delete(entry.timerKey);
-      if (this.#devices.has(entry.deviceId)) this.#run(entry);
-      else if (entry.name === "message") this.#onDelivered?.(1);
+    if (this.disposed || this.#deferred.length === 0) return;
+    if (budget.exhausted) {
+      this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
+      return;
     }
-    if (this.#deferred.length > 0 && !this.disposed) {
+    this.#throttledWindow = false;
+    const entry = this.#deferred.shift()!;
+    if (entry.timerKey !== undefined) this.#deferredTimers.delete(entry.timerKey);
+    if (this.#devices.has(entry.deviceId)) this.#run(entry);
+    else if (entry.name === "message") this.#onDelivered?.(1);
+    if (this.disposed || this.#deferred.length === 0) return;
+    if (budget.exhausted && !this.#throttledWindow) {
       this.#throttledWindow = true;
       this.#onThrottle?.();
-      this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
     }
+    this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs);
   }
 }
