@@ -1,10 +1,9 @@
 /**
  * A project's CPU budget: `ms` milliseconds of guest time per `windowMs` of wall-clock time, as
- * a token bucket that refills continuously and holds at most a fifth of a window's worth. An entry
+ * a token bucket that refills continuously and holds at most half a window's worth. An entry
  * may start while any budget is left; what it used beyond that is owed and waited out. So a
  * sandbox never uses more than its share of the time that passes, even when a busy machine gives
- * its thread less than a core, and never runs longer than about a fifth of a window in one go
- * (plus one entry's deadline).
+ * its thread less than a core.
  */
 export class CpuBudget {
   readonly ms: number;
@@ -16,7 +15,7 @@ export class CpuBudget {
   constructor(ms: number, windowMs = 1000) {
     this.ms = ms;
     this.windowMs = windowMs;
-    this.#capacity = ms / 5;
+    this.#capacity = ms / 2;
     this.#tokens = this.#capacity;
   }
 

@@ -20,6 +20,9 @@ import { SourceMapper } from "./source-map.ts";
 import { DeviceTimers } from "./timers.ts";
 import { ProjectModule } from "./wasm-module.ts";
 
+/** After an entry this long (CPU ms), the sandbox's next budgeted entries wait for the next turn of the event loop. */
+const longEntryMs = 10;
+
 export interface LoadOptions {
   projectId: string;
   bundle: string;
@@ -69,6 +72,10 @@ export class ProjectSandbox {
   readonly #deferredTimers = new Set<string>();
   #drainTimer: NodeJS.Timeout | undefined;
   #throttledWindow = false;
+  /** CPU time of the last entry, its leftover promise jobs included. */
+  #entryCpuMs = 0;
+  /** A long entry ran in this turn of the event loop: the next ones wait for the following turn. */
+  #busyTurn = false;
   readonly #devices = new Map<string, DeviceTimers>();
   #entries: GuestEntries | undefined;
   /** An allocation failed in the guest, even if the script caught the error. */
@@ -243,7 +250,7 @@ export class ProjectSandbox {
         return null;
       }
     });
-    this.#budget?.spend(this.#deadline.lastRunMs);
+    this.#entryCpuMs = this.#deadline.lastRunMs;
     if (hostOverflow) {
       this.#module.abandon();
       this.#stop(hostStackOverflowMessage);
@@ -295,7 +302,7 @@ export class ProjectSandbox {
       }
       return !this.#deadline.expired;
     });
-    this.#budget?.spend(this.#deadline.lastRunMs);
+    this.#entryCpuMs += this.#deadline.lastRunMs;
     return drained;
   }
 
@@ -338,24 +345,35 @@ export class ProjectSandbox {
 
   /** Runs a timer, message or command result now, or after the budget's next window when it is spent. */
   #budgeted(deviceId: string, name: Deferred["name"], args: unknown[], timerKey?: string): void {
-    if (this.#budget && (this.#deferred.length > 0 || this.#budget.exhausted)) {
+    const budget = this.#budget;
+    if (budget && (this.#deferred.length > 0 || this.#busyTurn || budget.exhausted)) {
       if (timerKey !== undefined) {
         if (this.#deferredTimers.has(timerKey)) return;
         this.#deferredTimers.add(timerKey);
       }
       this.#deferred.push({ deviceId, name, args, timerKey });
-      if (!this.#throttledWindow) {
+      if (!this.#throttledWindow && budget.exhausted) {
         this.#throttledWindow = true;
         this.#onThrottle?.();
       }
-      this.#drainTimer ??= setTimeout(() => this.#drain(), this.#budget.untilNextWindowMs);
+      this.#drainTimer ??= setTimeout(() => this.#drain(), budget.untilNextWindowMs);
       return;
     }
     this.#run({ deviceId, name, args });
   }
 
   #run(entry: Deferred): void {
+    this.#entryCpuMs = 0;
     this.#enter(entry.deviceId, entry.name, entry.args as never);
+    if (this.#budget) {
+      this.#budget.spend(this.#entryCpuMs);
+      if (this.#entryCpuMs >= longEntryMs && !this.#busyTurn) {
+        this.#busyTurn = true;
+        setImmediate(() => {
+          this.#busyTurn = false;
+        });
+      }
+    }
     if (entry.name === "message") this.#onDelivered?.(1);
   }
 
