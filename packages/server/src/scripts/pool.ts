@@ -334,7 +334,7 @@ export function scriptPool(options: PoolOptions & { isolateForMs?: number }) {
       return sandbox;
     },
 
-    /** The project ran over its CPU budget: it loads into the isolated worker from now on. */
+    /** The project ran over its CPU budget, to an entry's deadline or into a fault: it loads into the isolated worker from now on. */
     markOverBudget(projectId: string): void {
       overBudget.set(projectId, Date.now() + isolateForMs);
     },

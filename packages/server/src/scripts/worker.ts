@@ -22,12 +22,33 @@ function flush() {
   if (batch.length > 0) port.postMessage(batch);
 }
 
+/** Output items a device's script instance may make per second (and at once, after a quiet second). */
+const outputPerDeviceSecond = 1000;
+
 function hostFor(id: number, maxOutput: number): SandboxHost {
   const dropped = new Map<string, number>();
-  /** Counts an output item, or drops it when `maxOutput` already wait for the main thread. */
+  /** Per device: output allowance left, refilled continuously, and when it was last refilled. */
+  const allowance = new Map<string, { left: number; at: number }>();
+  const withinRate = (deviceId: string): boolean => {
+    const now = performance.now();
+    let a = allowance.get(deviceId);
+    if (!a) {
+      a = { left: outputPerDeviceSecond, at: now };
+      allowance.set(deviceId, a);
+    }
+    a.left = Math.min(outputPerDeviceSecond, a.left + ((now - a.at) * outputPerDeviceSecond) / 1000);
+    a.at = now;
+    if (a.left < 1) return false;
+    a.left--;
+    return true;
+  };
+  /**
+   * Counts an output item, or drops it when the device made more than its share this second or
+   * `maxOutput` of the sandbox's already wait for the main thread.
+   */
   const admit = (deviceId: string): boolean => {
     const n = outputInFlight.get(id) ?? 0;
-    if (n >= maxOutput) {
+    if (n >= maxOutput || !withinRate(deviceId)) {
       if (!dropped.size) setTimeout(() => reportDropped(), 1000).unref();
       dropped.set(deviceId, (dropped.get(deviceId) ?? 0) + 1);
       return false;

@@ -134,6 +134,8 @@ export function scriptHostService(deps: {
     },
     log: (deviceId, level, message) => writeLog({ projectId, deviceId }, level, message),
     failed: (deviceId, kind) => {
+      // An entry that ran to its deadline held up its worker that long: the next load is isolated.
+      if (kind === "timeout") pool.markOverBudget(projectId);
       void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
     },
     dropped: (_deviceId, n) => droppedOutput(projectId, n),
@@ -159,7 +161,7 @@ export function scriptHostService(deps: {
       p.dropped = undefined;
       logAll(
         projectId,
-        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: more than ${maxOutputInFlight} were waiting to be stored`,
+        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: over 1000 a second from one device, or more than ${maxOutputInFlight} of the project's waiting to be stored`,
       );
     }, 10_000).unref();
     p.dropped = { count: n, timer };
@@ -243,6 +245,7 @@ export function scriptHostService(deps: {
     const p = projects.get(projectId);
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
+    pool.markOverBudget(projectId);
     if (stopped || !connected.get(projectId)?.size) return;
     const now = Date.now();
     p.restarts = p.restarts.filter((t) => t > now - restartWindowMs);
