@@ -142,3 +142,47 @@ export default class Queue extends DeviceScript {
     "every message ran",
   );
 });
+
+test("a script's output flood is bounded: the excess is dropped and counted, repeated lines are collapsed", async (t) => {
+  const s = await scriptProject(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Flood extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type === "same") for (let i = 0; i < 50; i++) console.log("the same line");
+    if (msg.type === "flood") for (let i = 0; i < 5000; i++) console.log(\`flood \${i}\`);
+  }
+}`,
+  );
+  const { ids, device } = await s.runningDevice();
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "same" } });
+  await waitUntil(
+    async () =>
+      (await s.logs(device.id)).some((l) =>
+        /^the same line \(repeated 47 more times in the last 10 s\)$/.test(l),
+      ),
+    60_000,
+    "50 identical lines: 3 written, then one line with the count",
+  );
+  assert.equal((await s.logs(device.id)).filter((l) => l === "the same line").length, 3);
+
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "flood" } });
+  const dropped =
+    /^(\d+) emitState\/log\/send calls were dropped in the last 10 s: over 1000 a second from one device/;
+  await waitUntil(
+    async () =>
+      (await s.client.api.listDeviceLogs({ params: ids, query: { limit: 500 } })).some((l) =>
+        dropped.test(l.message),
+      ),
+    60_000,
+    "a line counting the dropped output",
+  );
+  const all = await s.client.api.listDeviceLogs({ params: ids, query: { limit: 500 } });
+  const count = Number(dropped.exec(all.find((l) => dropped.test(l.message))!.message)![1]);
+  const written = all.filter((l) => l.message.startsWith("flood ")).length;
+  t.diagnostic(`flood: ${written} lines written (of the last 500 read), ${count} dropped`);
+  assert.ok(count >= 3000 && count < 5000, `most of the 5000 were dropped (${count})`);
+});

@@ -28,7 +28,8 @@ export interface PoolOptions {
   queueLowWater: number;
 }
 
-const workerUrl = new URL("./worker.ts", import.meta.url);
+/** The worker's entry beside this file: `.ts` from the sources (the repository, the image), `.js` in the npm packages. */
+const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url);
 
 /** One worker thread and the sandboxes it runs. Messages both ways go in one batch per turn. */
 class ScriptWorker {
