@@ -29,7 +29,10 @@ export interface PoolOptions {
 }
 
 /** The worker's entry beside this file: `.ts` from the sources (the repository, the image), `.js` in the npm packages. */
-const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url);
+const workerSource = new URL("./worker.ts", import.meta.url);
+const workerUrl = import.meta.url.endsWith(".ts")
+  ? workerSource
+  : new URL(workerSource.href.replace(/\.ts$/, ".js"));
 
 /** One worker thread and the sandboxes it runs. Messages both ways go in one batch per turn. */
 class ScriptWorker {
