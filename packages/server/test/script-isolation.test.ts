@@ -186,3 +186,28 @@ export default class Flood extends DeviceScript {
   t.diagnostic(`flood: ${written} lines written (of the last 500 read), ${count} dropped`);
   assert.ok(count >= 3000 && count < 5000, `most of the 5000 were dropped (${count})`);
 });
+
+test("a timeout in the worker still becomes a script.failed event", async (t) => {
+  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "50" } });
+  const failed: { projectId: string; deviceId: string; kind: string }[] = [];
+  t.after(s.server.bus.subscribe("script.failed", (e) => void failed.push(e)));
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Spins extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type === "spin") for (;;) {}
+  }
+}`,
+    { skipTypeCheck: true },
+  );
+  const { ids } = await s.runningDevice();
+  s.server.services.scripts.deliver(ids, { type: "spin" });
+  await waitUntil(() => failed.length >= 1, 30_000, "a script.failed event");
+  assert.deepEqual(
+    failed.map((e) => [e.projectId, e.deviceId, e.kind]),
+    [[ids.projectId, ids.deviceId, "timeout"]],
+  );
+});
