@@ -1,3 +1,6 @@
+/** Longer lines are not tracked (10,000 keys of at most this many characters bound the memory). */
+const maxKeyLength = 2048;
+
 /** A line counted in the current window. */
 interface Seen {
   count: number;
@@ -27,6 +30,7 @@ export class LogCollapser {
    * the end of the window (with the text it is given).
    */
   admit(key: string, summary: (suffix: string) => void): boolean {
+    if (key.length > maxKeyLength) return true;
     const seen = this.#seen.get(key);
     if (!seen) {
       if (this.#seen.size >= this.#maxKeys) return true;

@@ -123,7 +123,8 @@ function handle(op: ToWorker) {
       return;
     }
     case "ack":
-      outputInFlight.set(op.id, Math.max(0, (outputInFlight.get(op.id) ?? 0) - op.n));
+      if (outputInFlight.has(op.id))
+        outputInFlight.set(op.id, Math.max(0, outputInFlight.get(op.id)! - op.n));
       return;
   }
   if (loading.has(op.id)) after(op.id, () => apply(op));
