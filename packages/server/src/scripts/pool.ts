@@ -49,7 +49,6 @@ class ScriptWorker {
   constructor(isolated: boolean, onExit: (w: ScriptWorker) => void) {
     this.isolated = isolated;
     this.#worker = new Worker(workerUrl, { name: isolated ? "scripts (isolated)" : "scripts" });
-    this.#worker.unref();
     this.#worker.on("message", (batch: FromWorker[]) => {
       for (const m of batch) this.#receive(m);
     });
@@ -64,6 +63,8 @@ class ScriptWorker {
       for (const sandbox of [...this.sandboxes.values()]) sandbox.faulted(reason);
       onExit(this);
     });
+    // After the listeners: the server's lifecycle ends the workers, they never keep the process up.
+    this.#worker.unref();
   }
 
   post(op: ToWorker): void {
@@ -287,6 +288,7 @@ export function scriptPool(options: PoolOptions & { isolateForMs?: number }) {
   /** Projects that ran over their budget, until when they stay isolated. */
   const overBudget = new Map<string, number>();
   let nextId = 1;
+  let stopped = false;
 
   const onExit = (w: ScriptWorker) => {
     if (isolated === w) isolated = undefined;
@@ -327,6 +329,7 @@ export function scriptPool(options: PoolOptions & { isolateForMs?: number }) {
       },
       host: RemoteHost,
     ): Promise<RemoteSandbox> {
+      if (stopped) throw new Error("the script host has stopped");
       const worker = workerFor(load.projectId);
       const sandbox = new RemoteSandbox(nextId++, load.projectId, host, worker, options);
       await worker.load(sandbox, {
@@ -343,8 +346,14 @@ export function scriptPool(options: PoolOptions & { isolateForMs?: number }) {
       overBudget.set(projectId, Date.now() + isolateForMs);
     },
 
-    /** Ends every worker (a later load starts new ones). */
+    /** Loads may start workers again (after `stop`). */
+    resume(): void {
+      stopped = false;
+    },
+
+    /** Ends every worker; loads fail until `resume`. */
     stop(): void {
+      stopped = true;
       for (const w of [...shared, isolated]) w?.terminate();
       shared.fill(undefined);
       isolated = undefined;

@@ -230,6 +230,7 @@ export function scriptHostService(deps: {
     try {
       sandbox = await load(projectId, deployment.id);
     } catch (error) {
+      if (stopped) return;
       const message = error instanceof ScriptLoadError ? error.message : String(error);
       logAll(projectId, `the deployed script could not start: ${message}`);
       if (!(error instanceof ScriptLoadError)) onError(error);
@@ -294,6 +295,7 @@ export function scriptHostService(deps: {
 
     start(): void {
       stopped = false;
+      pool.resume();
       unsubscribe = [
         bus.subscribe("device.connected", (device) => connect(device, device.board)),
         bus.subscribe("device.disconnected", disconnect),
