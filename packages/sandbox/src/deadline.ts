@@ -16,6 +16,7 @@ const runningMs: () => number =
 export class Deadline {
   #at = Number.POSITIVE_INFINITY;
   #expired = false;
+  #lastRunMs = 0;
 
   constructor(runtime: QuickJSRuntime) {
     runtime.setInterruptHandler(() => {
@@ -28,12 +29,19 @@ export class Deadline {
   /** Runs `fn` with the guest interrupted once it has run for `ms`. */
   run<T>(ms: number, fn: () => T): T {
     this.#expired = false;
-    this.#at = runningMs() + ms;
+    const start = runningMs();
+    this.#at = start + ms;
     try {
       return fn();
     } finally {
       this.#at = Number.POSITIVE_INFINITY;
+      this.#lastRunMs = runningMs() - start;
     }
+  }
+
+  /** CPU time the last run took. */
+  get lastRunMs(): number {
+    return this.#lastRunMs;
   }
 
   /** The last run was interrupted, even if the guest caught the interrupt. */

@@ -7,6 +7,8 @@ export interface SandboxLimits {
   memoryBytes: number;
   maxTimersPerDevice: number;
   minTimerMs: number;
+  /** Guest CPU milliseconds the project may use per second; 0 for no budget. */
+  cpuBudgetMs: number;
 }
 
 export const defaultLimits: SandboxLimits = {
@@ -15,4 +17,5 @@ export const defaultLimits: SandboxLimits = {
   memoryBytes: 64 * 1024 * 1024,
   maxTimersPerDevice: 64,
   minTimerMs: 10,
+  cpuBudgetMs: 0,
 };

@@ -1,4 +1,5 @@
 import type { GuestEntryName, GuestEntryPoints } from "@sdk/device/abi";
+import { CpuBudget } from "./budget.ts";
 import { Deadline } from "./deadline.ts";
 import {
   collapseRepeats,
@@ -19,6 +20,9 @@ import { SourceMapper } from "./source-map.ts";
 import { DeviceTimers } from "./timers.ts";
 import { ProjectModule } from "./wasm-module.ts";
 
+/** After an entry this long (CPU ms), the sandbox's next budgeted entries wait for the next turn of the event loop. */
+const longEntryMs = 10;
+
 export interface LoadOptions {
   projectId: string;
   bundle: string;
@@ -33,6 +37,19 @@ export interface LoadOptions {
   docsBaseUrl?: string;
   /** The sandbox stopped itself (memory over the cap, promise jobs that never end); it is disposed and must be reloaded. */
   onFault?: (reason: string) => void;
+  /** The CPU budget (limits.cpuBudgetMs) ran out: called once per window in which entries had to wait. */
+  onThrottle?: () => void;
+  /** `n` delivered messages have run (or were dropped): what back-pressure counts. */
+  onDelivered?: (n: number) => void;
+}
+
+/** An entry that waits for the next budget window. */
+interface Deferred {
+  deviceId: string;
+  name: "fire" | "message" | "settle";
+  args: unknown[];
+  /** A timer that fires again while waiting runs once. */
+  timerKey?: string;
 }
 
 /**
@@ -48,6 +65,17 @@ export class ProjectSandbox {
   readonly #limits: SandboxLimits;
   readonly #mapper: SourceMapper;
   readonly #onFault?: (reason: string) => void;
+  readonly #onThrottle?: () => void;
+  readonly #onDelivered?: (n: number) => void;
+  readonly #budget: CpuBudget | null;
+  readonly #deferred: Deferred[] = [];
+  readonly #deferredTimers = new Set<string>();
+  #drainTimer: NodeJS.Timeout | undefined;
+  #throttledWindow = false;
+  /** CPU time of the last entry, its leftover promise jobs included. */
+  #entryCpuMs = 0;
+  /** A long entry ran in this turn of the event loop: the next ones wait for the following turn. */
+  #busyTurn = false;
   readonly #devices = new Map<string, DeviceTimers>();
   #entries: GuestEntries | undefined;
   /** An allocation failed in the guest, even if the script caught the error. */
@@ -63,6 +91,9 @@ export class ProjectSandbox {
     this.#host = options.host;
     this.#limits = limits;
     this.#onFault = options.onFault;
+    this.#onThrottle = options.onThrottle;
+    this.#onDelivered = options.onDelivered;
+    this.#budget = limits.cpuBudgetMs > 0 ? new CpuBudget(limits.cpuBudgetMs) : null;
     this.#env = options.env;
     this.#mapper = new SourceMapper(options.sourceMap);
     this.#deadline = new Deadline(module.runtime);
@@ -119,7 +150,9 @@ export class ProjectSandbox {
     if (this.disposed || this.#devices.has(deviceId)) return;
     this.#devices.set(
       deviceId,
-      new DeviceTimers(this.#limits, (id) => this.#enter(deviceId, "fire", [deviceId, id])),
+      new DeviceTimers(this.#limits, (id) =>
+        this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
+      ),
     );
     if (this.#enter(deviceId, "create", [deviceId, this.projectId, board, JSON.stringify(this.#env)])) {
       this.#enter(deviceId, "connect", [deviceId]);
@@ -129,7 +162,7 @@ export class ProjectSandbox {
   /** Calls `onMessage` of the device's instance. */
   deliver(deviceId: string, message: Record<string, unknown>): boolean {
     if (this.disposed || !this.#devices.has(deviceId)) return false;
-    this.#enter(deviceId, "message", [deviceId, JSON.stringify(message)]);
+    this.#budgeted(deviceId, "message", [deviceId, JSON.stringify(message)]);
     return true;
   }
 
@@ -150,6 +183,11 @@ export class ProjectSandbox {
 
   /** Stops every timer and frees the module. Instances get no disconnect call. */
   dispose(): void {
+    clearTimeout(this.#drainTimer);
+    const waiting = this.#deferred.filter((d) => d.name === "message").length;
+    this.#deferred.length = 0;
+    this.#deferredTimers.clear();
+    if (waiting > 0) this.#onDelivered?.(waiting);
     for (const timers of this.#devices.values()) timers.clearAll();
     this.#devices.clear();
     this.#module.dispose(() => this.#entries?.dispose()); // nothing when already disposed or abandoned
@@ -212,6 +250,7 @@ export class ProjectSandbox {
         return null;
       }
     });
+    this.#entryCpuMs = this.#deadline.lastRunMs;
     if (hostOverflow) {
       this.#module.abandon();
       this.#stop(hostStackOverflowMessage);
@@ -256,13 +295,15 @@ export class ProjectSandbox {
    */
   #drainLeftoverJobs(): boolean {
     const { runtime } = this.#module;
-    return this.#deadline.run(this.#limits.timeoutMs, () => {
+    const drained = this.#deadline.run(this.#limits.timeoutMs, () => {
       while (runtime.hasPendingJob() && !this.#deadline.expired) {
         const jobs = runtime.executePendingJobs();
         if (jobs.error) jobs.error.dispose();
       }
       return !this.#deadline.expired;
     });
+    this.#entryCpuMs += this.#deadline.lastRunMs;
+    return drained;
   }
 
   /** The guest reached a limit that stops the whole sandbox; `reason` goes to every attached device's log. */
@@ -294,6 +335,71 @@ export class ProjectSandbox {
 
   #settle(deviceId: string, commandId: number, ok: boolean, json: string): void {
     if (this.disposed || !this.#devices.has(deviceId)) return;
-    this.#enter(deviceId, "settle", [deviceId, commandId, ok, json]);
+    this.#budgeted(deviceId, "settle", [deviceId, commandId, ok, json]);
+  }
+
+  /** Messages waiting for the next budget window. */
+  get waitingMessages(): number {
+    return this.#deferred.filter((d) => d.name === "message").length;
+  }
+
+  /** Runs a timer, message or command result now, or after the budget's next window when it is spent. */
+  #budgeted(deviceId: string, name: Deferred["name"], args: unknown[], timerKey?: string): void {
+    const budget = this.#budget;
+    if (budget && (this.#deferred.length > 0 || this.#busyTurn || budget.exhausted)) {
+      if (timerKey !== undefined) {
+        if (this.#deferredTimers.has(timerKey)) return;
+        this.#deferredTimers.add(timerKey);
+      }
+      this.#deferred.push({ deviceId, name, args, timerKey });
+      if (!this.#throttledWindow && budget.exhausted) {
+        this.#throttledWindow = true;
+        this.#onThrottle?.();
+      }
+      this.#drainTimer ??= setTimeout(() => this.#drain(), budget.untilNextWindowMs);
+      return;
+    }
+    this.#run({ deviceId, name, args });
+  }
+
+  #run(entry: Deferred): void {
+    this.#entryCpuMs = 0;
+    this.#enter(entry.deviceId, entry.name, entry.args as never);
+    if (this.#budget) {
+      this.#budget.spend(this.#entryCpuMs);
+      if (this.#entryCpuMs >= longEntryMs && !this.#busyTurn) {
+        this.#busyTurn = true;
+        setImmediate(() => {
+          this.#busyTurn = false;
+        });
+      }
+    }
+    if (entry.name === "message") this.#onDelivered?.(1);
+  }
+
+  /**
+   * Budget again: what waited runs, in order, one entry per turn of the thread's event loop (so the
+   * worker's messages — a redeploy, other projects — get their turn in between), until the budget
+   * is spent again.
+   */
+  #drain(): void {
+    this.#drainTimer = undefined;
+    const budget = this.#budget!;
+    if (this.disposed || this.#deferred.length === 0) return;
+    if (budget.exhausted) {
+      this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
+      return;
+    }
+    this.#throttledWindow = false;
+    const entry = this.#deferred.shift()!;
+    if (entry.timerKey !== undefined) this.#deferredTimers.delete(entry.timerKey);
+    if (this.#devices.has(entry.deviceId)) this.#run(entry);
+    else if (entry.name === "message") this.#onDelivered?.(1);
+    if (this.disposed || this.#deferred.length === 0) return;
+    if (budget.exhausted && !this.#throttledWindow) {
+      this.#throttledWindow = true;
+      this.#onThrottle?.();
+    }
+    this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs);
   }
 }

@@ -44,6 +44,10 @@ export interface Config {
     memoryLimitMb: number;
     /** Deadline of evaluating a bundle's top level (a deploy's trial load, a restart). */
     loadTimeoutMs: number;
+    /** Worker threads the projects' scripts share (projects over their CPU budget get one more, of their own). */
+    workers: number;
+    /** Guest CPU milliseconds one project's scripts may use per second before they wait for the next second. */
+    cpuBudgetMs: number;
   };
   /** How many deployments each project keeps; the live one is never removed. */
   deploymentsKept: number;
@@ -260,6 +264,8 @@ export function loadConfig(
       timeoutMs: integer(env, "SCRIPT_TIMEOUT_MS", 100, 5, 60_000),
       memoryLimitMb: integer(env, "SCRIPT_MEMORY_LIMIT_MB", 64, 8, 2048),
       loadTimeoutMs: integer(env, "SCRIPT_LOAD_TIMEOUT_MS", 250, 10, 60_000),
+      workers: integer(env, "SCRIPT_WORKERS", defaultScriptWorkers(), 1, 64),
+      cpuBudgetMs: integer(env, "SCRIPT_CPU_BUDGET_MS", 500, 10, 1000),
     },
     deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
     homeAssistant: homeAssistant(env),
@@ -291,4 +297,9 @@ function webhookAllowPrivate(env: Env): PrivateRange[] {
     );
   }
   return [...new Set(items as PrivateRange[])];
+}
+
+/** One core stays with the main thread (sockets, HTTP, storage); the scripts get the rest, up to 4. */
+function defaultScriptWorkers(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
 }

@@ -1,8 +1,10 @@
 import type { Board, LogLevel } from "@sdk/protocol";
-import { ProjectSandbox, type SandboxHost, ScriptLoadError } from "@sdk/sandbox";
+import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus, Unsubscribe } from "../events/bus.ts";
 import type { Repositories } from "../repositories/index.ts";
+import { LogCollapser } from "../scripts/log-collapser.ts";
+import { type RemoteHost, type RemoteSandbox, scriptPool } from "../scripts/pool.ts";
 import type { ProjectFiles } from "../storage/project-files.ts";
 import type { Principal } from "./auth.ts";
 import type { DeviceLinkService } from "./device-link.ts";
@@ -13,7 +15,7 @@ import type { EnvVarsService } from "./env-vars.ts";
 /** A project's running scripts: its sandbox and the deployment it runs. */
 interface Running {
   deploymentId: string;
-  sandbox: ProjectSandbox;
+  sandbox: RemoteSandbox;
 }
 
 /** What the host keeps per project. Starts, restarts and activations of a project run one at a time. */
@@ -21,10 +23,21 @@ interface ProjectScripts {
   running?: Running;
   restarts: number[];
   queue: Promise<unknown>;
+  /** When the project was last told it is throttled. */
+  throttleToldAt?: number;
+  /** Output items the worker dropped since the project's log last said so. */
+  dropped?: { count: number; timer: NodeJS.Timeout };
 }
 
 const restartWindowMs = 5 * 60_000;
 const maxRestarts = 3;
+/** Output items (emitState, log, send) of one project that may wait to be stored; more are dropped. */
+const maxOutputInFlight = 256;
+/** Device messages queued into a project's worker at which device sockets wait, and where they go on. */
+const queueHighWater = 500;
+const queueLowWater = 250;
+/** A throttled project is told again after this long. */
+const throttleRetellMs = 60_000;
 
 /**
  * Runs each project's live deployment for its connected devices: a sandbox per project with
@@ -41,7 +54,13 @@ export function scriptHostService(deps: {
   logs: DeviceLogsService;
   state: DeviceStateService;
   env: EnvVarsService;
-  limits: { timeoutMs: number; loadTimeoutMs: number; memoryLimitMb: number };
+  limits: {
+    timeoutMs: number;
+    loadTimeoutMs: number;
+    memoryLimitMb: number;
+    workers: number;
+    cpuBudgetMs: number;
+  };
   /** The server's base URL, for absolute `SdkError.docs` in scripts (read when a sandbox loads). */
   docsBaseUrl: () => string;
   onError: (error: unknown) => void;
@@ -52,9 +71,25 @@ export function scriptHostService(deps: {
   const connected = new Map<string, Map<string, Board>>();
   let stopped = false;
   let unsubscribe: Unsubscribe[] = [];
+  const pool = scriptPool({ workers: limits.workers, maxOutputInFlight, queueHighWater, queueLowWater });
+  const repeats = new LogCollapser({ windowMs: 10_000, keep: 3 });
 
+  /** Writes a script log line; a line repeated more than 3 times in 10 s is counted instead (said once at the end). */
+  const writeLog = (device: DeviceRef, level: LogLevel, message: string): Promise<unknown> | undefined => {
+    const key = `${device.projectId}\0${device.deviceId}\0${level}\0${message}`;
+    if (
+      !repeats.admit(
+        key,
+        (suffix) => void logs.append(device, level, "script", message + suffix).catch(onError),
+      )
+    )
+      return undefined;
+    return logs.append(device, level, "script", message).catch((error: unknown) => {
+      if (!(error instanceof AppError)) onError(error);
+    });
+  };
   const log = (device: DeviceRef, level: LogLevel, message: string) => {
-    void logs.append(device, level, "script", message);
+    void writeLog(device, level, message);
   };
   const logAll = (projectId: string, message: string) => {
     for (const deviceId of connected.get(projectId)?.keys() ?? [])
@@ -78,17 +113,18 @@ export function scriptHostService(deps: {
     return result;
   }
 
-  const hostFor = (projectId: string): SandboxHost => ({
+  const hostFor = (projectId: string, sandbox: () => RemoteSandbox | undefined): RemoteHost => ({
     command: (deviceId, type, args) =>
       link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
-        throw error instanceof AppError ? { code: error.code, message: error.message } : error;
+        throw error instanceof AppError
+          ? { code: error.code, message: error.message }
+          : { code: "device_error", message: String(error) };
       }),
-    emitState: (deviceId, entityId, value) => {
+    emitState: (deviceId, entityId, value) =>
       state.record({ projectId, deviceId }, entityId, value).catch((error: unknown) => {
         if (error instanceof AppError) log({ projectId, deviceId }, "error", `emitState: ${error.message}`);
         else onError(error);
-      });
-    },
+      }),
     send: (deviceId, message) => {
       try {
         link.sendRaw({ projectId, deviceId }, message);
@@ -96,33 +132,92 @@ export function scriptHostService(deps: {
         log({ projectId, deviceId }, "error", `send: ${(error as Error).message}`);
       }
     },
-    log: (deviceId, level, message) => log({ projectId, deviceId }, level, message),
+    log: (deviceId, level, message) => writeLog({ projectId, deviceId }, level, message),
     failed: (deviceId, kind) => {
+      // An entry that ran to its deadline held up its worker that long: the next load is isolated.
+      if (kind === "timeout") pool.markOverBudget(projectId);
       void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+    },
+    dropped: (_deviceId, n) => droppedOutput(projectId, n),
+    throttled: () => {
+      const s = sandbox();
+      if (s) throttled(projectId, s);
+    },
+    fault: (reason) => {
+      const s = sandbox();
+      if (s) faulted(projectId, s, reason);
     },
   });
 
-  /** Loads a deployment into a fresh sandbox. Throws ScriptLoadError when the bundle does not load. */
-  async function load(projectId: string, deploymentId: string): Promise<ProjectSandbox> {
-    const { bundle, sourceMap } = await files.readDeployment(projectId, deploymentId);
-    const sandbox: ProjectSandbox = await ProjectSandbox.load({
-      projectId,
-      bundle,
-      sourceMap,
-      env: await env.forScripts(projectId),
-      host: hostFor(projectId),
-      limits: {
-        timeoutMs: limits.timeoutMs,
-        loadTimeoutMs: limits.loadTimeoutMs,
-        memoryBytes: limits.memoryLimitMb * 1024 * 1024,
-      },
-      docsBaseUrl: deps.docsBaseUrl(),
-      onFault: (reason) => faulted(projectId, sandbox, reason),
-    });
-    return sandbox;
+  /** Counts dropped output, and says so in the devices' logs at most every 10 s. */
+  function droppedOutput(projectId: string, n: number) {
+    const p = scriptsOf(projectId);
+    if (p.dropped) {
+      p.dropped.count += n;
+      return;
+    }
+    const timer = setTimeout(() => {
+      const count = p.dropped?.count ?? 0;
+      p.dropped = undefined;
+      logAll(
+        projectId,
+        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: over 1000 a second from one device, or more than ${maxOutputInFlight} of the project's waiting to be stored`,
+      );
+    }, 10_000).unref();
+    p.dropped = { count: n, timer };
   }
 
-  function attachAll(projectId: string, sandbox: ProjectSandbox) {
+  /**
+   * The project ran over its CPU budget. Its entries wait in the worker for the next second; its
+   * devices' logs say so (once a minute at most); and it moves to the worker of its own, so that it
+   * never shares one with projects within their budget.
+   */
+  function throttled(projectId: string, sandbox: RemoteSandbox) {
+    const p = projects.get(projectId);
+    if (!p || p.running?.sandbox !== sandbox || stopped) return;
+    pool.markOverBudget(projectId);
+    const now = Date.now();
+    const move = !sandbox.isolated;
+    if (move || p.throttleToldAt === undefined || now - p.throttleToldAt > throttleRetellMs) {
+      p.throttleToldAt = now;
+      logAll(
+        projectId,
+        `scripts throttled: they used their CPU budget of ${limits.cpuBudgetMs} ms per second (SCRIPT_CPU_BUDGET_MS), so their timers, messages and command results wait for the next second${move ? "; they restart in a worker thread of their own" : ""}`,
+      );
+    }
+    if (!move) return;
+    serial(projectId, async (q) => {
+      if (q.running?.sandbox !== sandbox) return;
+      q.running = undefined;
+      sandbox.dispose();
+      await start(projectId, q);
+    }).catch(onError);
+  }
+
+  /** Loads a deployment into a fresh sandbox. Throws ScriptLoadError when the bundle does not load. */
+  async function load(projectId: string, deploymentId: string): Promise<RemoteSandbox> {
+    const { bundle, sourceMap } = await files.readDeployment(projectId, deploymentId);
+    let loaded: RemoteSandbox | undefined;
+    loaded = await pool.load(
+      {
+        projectId,
+        bundle,
+        sourceMap,
+        env: await env.forScripts(projectId),
+        limits: {
+          timeoutMs: limits.timeoutMs,
+          loadTimeoutMs: limits.loadTimeoutMs,
+          memoryBytes: limits.memoryLimitMb * 1024 * 1024,
+          cpuBudgetMs: limits.cpuBudgetMs,
+        },
+        docsBaseUrl: deps.docsBaseUrl(),
+      },
+      hostFor(projectId, () => loaded),
+    );
+    return loaded;
+  }
+
+  function attachAll(projectId: string, sandbox: RemoteSandbox) {
     for (const [deviceId, board] of connected.get(projectId) ?? []) sandbox.attach(deviceId, board);
   }
 
@@ -131,10 +226,11 @@ export function scriptHostService(deps: {
     if (p.running || stopped || !connected.get(projectId)?.size) return;
     const deployment = await repos.deployments.active(projectId);
     if (!deployment || stopped || !connected.get(projectId)?.size) return;
-    let sandbox: ProjectSandbox;
+    let sandbox: RemoteSandbox;
     try {
       sandbox = await load(projectId, deployment.id);
     } catch (error) {
+      if (stopped) return;
       const message = error instanceof ScriptLoadError ? error.message : String(error);
       logAll(projectId, `the deployed script could not start: ${message}`);
       if (!(error instanceof ScriptLoadError)) onError(error);
@@ -146,10 +242,11 @@ export function scriptHostService(deps: {
   }
 
   /** A sandbox stopped itself. Only the running one matters: a replaced or trial sandbox is never restarted. */
-  function faulted(projectId: string, sandbox: ProjectSandbox, reason: string) {
+  function faulted(projectId: string, sandbox: RemoteSandbox, reason: string) {
     const p = projects.get(projectId);
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
+    pool.markOverBudget(projectId);
     if (stopped || !connected.get(projectId)?.size) return;
     const now = Date.now();
     p.restarts = p.restarts.filter((t) => t > now - restartWindowMs);
@@ -198,6 +295,7 @@ export function scriptHostService(deps: {
 
     start(): void {
       stopped = false;
+      pool.resume();
       unsubscribe = [
         bus.subscribe("device.connected", (device) => connect(device, device.board)),
         bus.subscribe("device.disconnected", disconnect),
@@ -218,6 +316,7 @@ export function scriptHostService(deps: {
           const entry = projects.get(projectId)?.running;
           if (!entry) return;
           entry.sandbox.setEnv(await env.forScripts(projectId));
+          await entry.sandbox.sync();
         }),
       ];
     },
@@ -238,9 +337,13 @@ export function scriptHostService(deps: {
           if (previous && !previous.sandbox.disposed) attachAll(projectId, previous.sandbox);
         };
         if (connected.get(projectId)?.size) {
-          if (previous) for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
+          if (previous) {
+            for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
+            // The old instances' onDeviceDisconnect runs before the new ones' onDeviceConnect.
+            if (previous.sandbox.worker !== sandbox.worker) await previous.sandbox.sync();
+          }
           attachAll(projectId, sandbox);
-          if (sandbox.fault !== null) {
+          if ((await sandbox.sync()) !== null) {
             logAll(
               projectId,
               previous && !previous.sandbox.disposed
@@ -248,7 +351,7 @@ export function scriptHostService(deps: {
                 : "the new deployment stopped while starting and was not made live",
             );
             restorePrevious();
-            throw new ScriptLoadError(sandbox.fault);
+            throw new ScriptLoadError(sandbox.fault ?? "the new deployment stopped while starting");
           }
         }
         try {
@@ -295,7 +398,8 @@ export function scriptHostService(deps: {
      * Back-pressure for device messages: null when the project's scripts can take another message
      * now, else a promise that resolves once they can.
      */
-    waitForRoom: (_projectId: string): Promise<void> | null => null,
+    waitForRoom: (projectId: string): Promise<void> | null =>
+      projects.get(projectId)?.running?.sandbox.waitForRoom() ?? null,
 
     /** Which deployment runs for a project right now (for tests and status). */
     runningDeployment: (projectId: string) => projects.get(projectId)?.running?.deploymentId ?? null,
@@ -308,8 +412,13 @@ export function scriptHostService(deps: {
     stop(): void {
       stopped = true;
       for (const off of unsubscribe.splice(0)) off();
-      for (const p of projects.values()) p.running?.sandbox.dispose();
+      for (const p of projects.values()) {
+        p.running?.sandbox.dispose();
+        if (p.dropped) clearTimeout(p.dropped.timer);
+      }
       projects.clear();
+      repeats.clear();
+      pool.stop();
     },
   };
 }

@@ -1,0 +1,186 @@
+// A script worker: runs the sandboxes of the projects the main thread gives it. Host calls go back
+// as messages, batched: everything an entry into a script did leaves in one postMessage.
+import { parentPort } from "node:worker_threads";
+import { ProjectSandbox, type SandboxHost, ScriptLoadError } from "@sdk/sandbox";
+import type { FromWorker, ToWorker } from "./messages.ts";
+
+const port = parentPort!;
+const sandboxes = new Map<number, ProjectSandbox>();
+/** Output items per sandbox the main thread has not acknowledged yet. */
+const outputInFlight = new Map<number, number>();
+const commands = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+let nextCommand = 1;
+
+let outbox: FromWorker[] = [];
+const post = (message: FromWorker) => {
+  if (outbox.length === 0) queueMicrotask(flush);
+  outbox.push(message);
+};
+function flush() {
+  const batch = outbox;
+  outbox = [];
+  if (batch.length > 0) port.postMessage(batch);
+}
+
+/** Output items a device's script instance may make per second (and at once, after a quiet second). */
+const outputPerDeviceSecond = 1000;
+
+function hostFor(id: number, maxOutput: number): SandboxHost {
+  const dropped = new Map<string, number>();
+  /** Per device: output allowance left, refilled continuously, and when it was last refilled. */
+  const allowance = new Map<string, { left: number; at: number }>();
+  const withinRate = (deviceId: string): boolean => {
+    const now = performance.now();
+    let a = allowance.get(deviceId);
+    if (!a) {
+      a = { left: outputPerDeviceSecond, at: now };
+      allowance.set(deviceId, a);
+    }
+    a.left = Math.min(outputPerDeviceSecond, a.left + ((now - a.at) * outputPerDeviceSecond) / 1000);
+    a.at = now;
+    if (a.left < 1) return false;
+    a.left--;
+    return true;
+  };
+  /**
+   * Counts an output item, or drops it when the device made more than its share this second or
+   * `maxOutput` of the sandbox's already wait for the main thread.
+   */
+  const admit = (deviceId: string): boolean => {
+    const n = outputInFlight.get(id) ?? 0;
+    if (n >= maxOutput || !withinRate(deviceId)) {
+      if (!dropped.size) setTimeout(() => reportDropped(), 1000).unref();
+      dropped.set(deviceId, (dropped.get(deviceId) ?? 0) + 1);
+      return false;
+    }
+    outputInFlight.set(id, n + 1);
+    return true;
+  };
+  const reportDropped = () => {
+    for (const [deviceId, n] of dropped) post({ t: "dropped", id, deviceId, n });
+    dropped.clear();
+  };
+  return {
+    command: (deviceId, type, args) =>
+      new Promise((resolve, reject) => {
+        const cmd = nextCommand++;
+        commands.set(cmd, { resolve, reject });
+        post({ t: "command", id, cmd, deviceId, type, args });
+      }),
+    emitState: (deviceId, entityId, value) => {
+      if (admit(deviceId)) post({ t: "emit", id, deviceId, entityId, value });
+    },
+    send: (deviceId, message) => {
+      if (admit(deviceId)) post({ t: "send", id, deviceId, message });
+    },
+    log: (deviceId, level, message) => {
+      if (admit(deviceId)) post({ t: "log", id, deviceId, level, message });
+    },
+    failed: (deviceId, kind) => post({ t: "failed", id, deviceId, kind }),
+  };
+}
+
+async function load(op: Extract<ToWorker, { t: "load" }>) {
+  const { id } = op;
+  try {
+    const sandbox = await ProjectSandbox.load({
+      projectId: op.projectId,
+      bundle: op.bundle,
+      sourceMap: op.sourceMap,
+      env: op.env,
+      host: hostFor(id, op.maxOutput),
+      limits: op.limits,
+      docsBaseUrl: op.docsBaseUrl,
+      onFault: (reason) => {
+        sandboxes.delete(id);
+        faults.set(id, reason);
+        post({ t: "fault", id, reason });
+      },
+      onThrottle: () => post({ t: "throttled", id }),
+      onDelivered: (n) => post({ t: "delivered", id, n }),
+    });
+    sandboxes.set(id, sandbox);
+    post({ t: "loaded", id });
+  } catch (error) {
+    const load = error instanceof ScriptLoadError;
+    post({ t: "loaded", id, error: { load, message: load ? error.message : String(error) } });
+  }
+}
+
+/** Operations on one sandbox run in order, after its load finished. */
+const loading = new Map<number, Promise<void>>();
+
+function handle(op: ToWorker) {
+  switch (op.t) {
+    case "load":
+      after(op.id, () => load(op));
+      return;
+    case "result": {
+      const pending = commands.get(op.cmd);
+      commands.delete(op.cmd);
+      if (op.ok) pending?.resolve(op.value);
+      else pending?.reject(op.value);
+      return;
+    }
+    case "ack":
+      if (outputInFlight.has(op.id))
+        outputInFlight.set(op.id, Math.max(0, outputInFlight.get(op.id)! - op.n));
+      return;
+  }
+  if (loading.has(op.id)) after(op.id, () => apply(op));
+  else apply(op);
+}
+
+function after(id: number, fn: () => Promise<void> | void) {
+  const next = (loading.get(id) ?? Promise.resolve()).then(fn);
+  loading.set(id, next);
+  void next.finally(() => {
+    if (loading.get(id) === next) loading.delete(id);
+  });
+}
+
+function apply(op: Exclude<ToWorker, { t: "load" | "result" | "ack" }>) {
+  const sandbox = sandboxes.get(op.id);
+  switch (op.t) {
+    case "attach":
+      sandbox?.attach(op.deviceId, op.board);
+      return;
+    case "detach":
+      sandbox?.detach(op.deviceId);
+      return;
+    case "deliver":
+      if (!sandbox?.deliver(op.deviceId, op.message)) post({ t: "delivered", id: op.id, n: 1 });
+      return;
+    case "env":
+      sandbox?.setEnv(op.env);
+      return;
+    case "dispose":
+      sandbox?.dispose();
+      sandboxes.delete(op.id);
+      outputInFlight.delete(op.id);
+      faults.delete(op.id);
+      return;
+    case "sync":
+      post({
+        t: "synced",
+        id: op.id,
+        req: op.req,
+        fault: sandbox ? sandbox.fault : (faults.get(op.id) ?? null),
+      });
+      return;
+  }
+}
+
+/** Why a sandbox stopped itself, kept for a `sync` that comes after. */
+const faults = new Map<number, string>();
+
+port.on("message", (batch: ToWorker[]) => {
+  for (const op of batch) {
+    try {
+      handle(op);
+    } catch (error) {
+      // A host-side bug in one sandbox must not take the worker's other projects down.
+      console.error(error);
+    }
+  }
+});

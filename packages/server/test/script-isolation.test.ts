@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
+import { scriptProject } from "./helpers/script-project.ts";
+import { raw } from "./helpers/server.ts";
+import { openSocket, wsUrl } from "./helpers/sockets.ts";
+
+const busyTimers = `import { DeviceScript } from "@sdk/device";
+export default class Hostile extends DeviceScript {
+  async onDeviceConnect() {
+    for (let i = 0; i < 64; i++) setInterval(() => { for (;;) {} }, 10);
+  }
+}`;
+
+const counter = `import { DeviceScript } from "@sdk/device";
+export default class Counter extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type === "n") this.env.DEVICE.emitState("n", msg.n);
+  }
+}`;
+
+const throttledLine =
+  /^scripts throttled: they used their CPU budget of 50 ms per second \(SCRIPT_CPU_BUDGET_MS\)/;
+const collapsedTimeouts = /^Script execution timeout \(repeated (\d+) more times? in the last 10 s\)$/;
+
+test("a hostile project is throttled and told so once, its repeated timeouts collapse, another project's events go on, and its redeploy goes live", async (t) => {
+  const s = await scriptProject(t, {
+    env: { SCRIPT_CPU_BUDGET_MS: "50", SCRIPT_TIMEOUT_MS: "50", SCRIPT_WORKERS: "1" },
+  });
+  const other = await s.client.api.createProject({ body: { name: "other" } });
+  await deploy(t, s.client, other.id, counter);
+  const good = await s.addDevice("good", other.id);
+  good.sim.start();
+  await good.sim.waitFor("connected");
+  await waitUntil(
+    () => s.server.services.scripts.runningDeployment(other.id) !== null,
+    20_000,
+    "counter running",
+  );
+
+  await deploy(t, s.client, s.project.id, busyTimers, { skipTypeCheck: true });
+  const bad = await s.runningDevice();
+  await waitUntil(
+    async () => (await s.logs(bad.device.id)).some((l) => throttledLine.test(l)),
+    30_000,
+    "the hostile project's device log says it is throttled",
+  );
+  assert.equal((await raw(`${s.url}/health`)).status, 200);
+
+  // The other project's device → its script → stored → its watcher, while the hostile one spins.
+  const watch = await openSocket(
+    t,
+    wsUrl(s.url, `/v1/projects/${other.id}/devices/${good.device.id}/watch`),
+    {
+      headers: { authorization: `Bearer ${s.client.token}` },
+    },
+  );
+  await watch.inbox.type("snapshot");
+  for (let n = 1; n <= 50; n++) good.sim.sendEvent("n", { n });
+  await watch.inbox.next((m) => m.type === "state" && m.entityId === "n" && m.value === 50, 30_000);
+  assert.equal((await raw(`${s.url}/health`)).status, 200);
+
+  // Repeated timeouts are counted, not written one by one.
+  await waitUntil(
+    async () => (await s.logs(bad.device.id)).some((l) => collapsedTimeouts.test(l)),
+    60_000,
+    "a collapsed 'Script execution timeout (repeated N more times in the last 10 s)' line",
+  );
+  const lines = await s.logs(bad.device.id);
+  const plain = lines.filter((l) => l === "Script execution timeout").length;
+  const summaries = lines.filter((l) => collapsedTimeouts.test(l));
+  const collapsed = summaries.reduce((sum, l) => sum + Number(collapsedTimeouts.exec(l)![1]), 0);
+  t.diagnostic(`timeouts written: ${plain}, collapsed: ${collapsed} in ${summaries.length} lines`);
+  assert.ok(plain <= 3 * (summaries.length + 2), `at most 3 plain lines per 10 s window (${plain})`);
+  assert.ok(collapsed > 0);
+  assert.ok(lines.filter((l) => throttledLine.test(l)).length <= 2, "the throttle is said once (a minute)");
+
+  // The owner's corrective deploy goes live, on the same connection.
+  const fixed = await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Fixed extends DeviceScript {
+  async onDeviceConnect() { this.env.DEVICE.emitState("fixed", 1); }
+}`,
+  );
+  assert.equal(fixed.status, "active");
+  assert.equal(s.server.services.scripts.runningDeployment(s.project.id), fixed.id);
+  await waitUntil(
+    async () =>
+      (await s.client.api.getDeviceState({ params: bad.ids })).some(
+        (v) => v.entityId === "fixed" && v.value === 1,
+      ),
+    30_000,
+    "the fixed script ran",
+  );
+  assert.equal(bad.sim.connected, true);
+});
+
+test("waitForRoom pushes back while a throttled project's messages queue in its worker, and lets go once they drain", async (t) => {
+  const s = await scriptProject(t, {
+    env: { SCRIPT_CPU_BUDGET_MS: "10", SCRIPT_TIMEOUT_MS: "50", SCRIPT_WORKERS: "1" },
+  });
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Queue extends DeviceScript {
+  n = 0;
+  async onMessage(msg) {
+    if (msg.type === "spin") for (;;) {}
+    if (msg.type === "count" && ++this.n === 600) console.log("all 600 ran");
+  }
+}`,
+    { skipTypeCheck: true },
+  );
+  const { ids, device } = await s.runningDevice();
+  const scripts = s.server.services.scripts;
+  assert.equal(scripts.waitForRoom(s.project.id), null, "an idle project has room");
+
+  // Over its budget once (the second message has to wait): it moves to the isolated worker (a restart).
+  scripts.deliver(ids, { type: "spin" });
+  scripts.deliver(ids, { type: "spin" });
+  await waitUntil(
+    async () => (await s.logs(device.id)).some((l) => l.startsWith("scripts throttled:")),
+    30_000,
+  );
+  await scripts.settled(s.project.id);
+  await waitUntil(() => scripts.runningDeployment(s.project.id) !== null, 30_000, "restarted");
+
+  scripts.deliver(ids, { type: "spin" });
+  for (let i = 0; i < 600; i++) scripts.deliver(ids, { type: "count" });
+  const room = scripts.waitForRoom(s.project.id);
+  assert.ok(room instanceof Promise, "600 queued messages are over the high-water mark");
+  await room;
+  assert.equal(scripts.waitForRoom(s.project.id), null, "below the low-water mark again");
+  await waitUntil(
+    async () => (await s.logs(device.id)).includes("all 600 ran"),
+    120_000,
+    "every message ran",
+  );
+});
+
+test("a script's output flood is bounded: the excess is dropped and counted, repeated lines are collapsed", async (t) => {
+  const s = await scriptProject(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Flood extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type === "same") for (let i = 0; i < 50; i++) console.log("the same line");
+    if (msg.type === "flood") for (let i = 0; i < 5000; i++) console.log(\`flood \${i}\`);
+  }
+}`,
+  );
+  const { ids, device } = await s.runningDevice();
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "same" } });
+  await waitUntil(
+    async () =>
+      (await s.logs(device.id)).some((l) =>
+        /^the same line \(repeated 47 more times in the last 10 s\)$/.test(l),
+      ),
+    60_000,
+    "50 identical lines: 3 written, then one line with the count",
+  );
+  assert.equal((await s.logs(device.id)).filter((l) => l === "the same line").length, 3);
+
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "flood" } });
+  const dropped =
+    /^(\d+) emitState\/log\/send calls were dropped in the last 10 s: over 1000 a second from one device/;
+  await waitUntil(
+    async () =>
+      (await s.client.api.listDeviceLogs({ params: ids, query: { limit: 500 } })).some((l) =>
+        dropped.test(l.message),
+      ),
+    60_000,
+    "a line counting the dropped output",
+  );
+  const all = await s.client.api.listDeviceLogs({ params: ids, query: { limit: 500 } });
+  const count = Number(dropped.exec(all.find((l) => dropped.test(l.message))!.message)![1]);
+  const written = all.filter((l) => l.message.startsWith("flood ")).length;
+  t.diagnostic(`flood: ${written} lines written (of the last 500 read), ${count} dropped`);
+  assert.ok(count >= 3000 && count < 5000, `most of the 5000 were dropped (${count})`);
+});
+
+test("a timeout in the worker still becomes a script.failed event", async (t) => {
+  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "50" } });
+  const failed: { projectId: string; deviceId: string; kind: string }[] = [];
+  t.after(s.server.bus.subscribe("script.failed", (e) => void failed.push(e)));
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Spins extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type === "spin") for (;;) {}
+  }
+}`,
+    { skipTypeCheck: true },
+  );
+  const { ids } = await s.runningDevice();
+  s.server.services.scripts.deliver(ids, { type: "spin" });
+  await waitUntil(() => failed.length >= 1, 30_000, "a script.failed event");
+  assert.deepEqual(
+    failed.map((e) => [e.projectId, e.deviceId, e.kind]),
+    [[ids.projectId, ids.deviceId, "timeout"]],
+  );
+});
