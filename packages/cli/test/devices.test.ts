@@ -1,12 +1,13 @@
 // `sdk devices` (list --tag, tag add/remove/set, create --from) and `sdk logs --tail --tag`, the real
 // CLI process against a real server process.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { sdk, sdkLive, startServer, tempDir } from "./helpers.ts";
+import { sdk, sdkBin, sdkLive, startServer, tempDir } from "./helpers.ts";
 
 const password = "correct horse battery";
 
@@ -72,6 +73,7 @@ test("devices create --from CSV: all or nothing with the bad rows named; the cre
   const again = await s.run(["devices", "create", "--from", good, "--out", out]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /already exists/);
+  assert.match(again.stderr, /No device was added/);
 
   const board = new SimulatedDevice({
     server: new URL(s.url).host,
@@ -205,4 +207,81 @@ test("logs --tail --tag streams only tagged devices and follows tag changes", as
 
   tail.child.kill("SIGINT");
   assert.equal((await tail.exited).code, 0);
+});
+
+/** Runs `sdk` with a file size limit of 0: every write to a regular file fails (EFBIG, like a full disk). */
+function sdkNoFileSpace(args: string[], home: string, cwd: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn("sh", ["-c", 'ulimit -f 0 && exec "$@"', "sh", process.execPath, sdkBin, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test("devices create --from: a credentials file that cannot be created stops it before any device is added; a failed write prints the secrets", async (t) => {
+  const s = await signedIn(t);
+  const list = path.join(s.work, "devices.csv");
+  fs.writeFileSync(list, "name,board\nshelf-1,pico_w\nshelf-2,pico_w\n");
+  const none = async () => (await s.client.api.listDevices({ params: { projectId: s.project.id } })).length;
+
+  const noDir = await s.run([
+    "devices",
+    "create",
+    "--from",
+    list,
+    "--out",
+    path.join(s.work, "missing", "c.json"),
+  ]);
+  assert.equal(noDir.code, 1);
+  assert.match(noDir.stderr, /Cannot create the credentials file .*missing.*No device was added/s);
+  const existing = path.join(s.work, "taken.json");
+  fs.writeFileSync(existing, "keep me");
+  const taken = await s.run(["devices", "create", "--from", list, "--out", existing]);
+  assert.equal(taken.code, 1);
+  assert.match(taken.stderr, /already exists/);
+  assert.equal(fs.readFileSync(existing, "utf8"), "keep me");
+  assert.equal(await none(), 0, "nothing was created");
+
+  // the server refuses the rows: the file made up front is gone again
+  const bad = path.join(s.work, "bad.csv");
+  fs.writeFileSync(bad, "name,board\nx,no_such_board\n");
+  const refused = await s.run(["devices", "create", "--from", bad, "--out", path.join(s.work, "r.json")]);
+  assert.equal(refused.code, 1);
+  assert.equal(fs.existsSync(path.join(s.work, "r.json")), false);
+
+  // every write fails after the devices were made: the secrets go to stdout, with a warning
+  const out = path.join(s.work, "full.json");
+  const full = await sdkNoFileSpace(
+    ["devices", "create", "--from", list, "--out", out, "--project", s.project.id],
+    s.home,
+    s.work,
+  );
+  assert.equal(full.code, 1, full.stderr);
+  assert.match(full.stderr, /Could not write the credentials to .*full\.json.*printed below/s);
+  const printed = JSON.parse(full.stdout.slice(full.stdout.indexOf("{")));
+  assert.equal(printed.devices.length, 2);
+  assert.equal(fs.existsSync(out), false, "no partial file is left");
+  const [first] = printed.devices;
+  assert.ok(first.secret.length > 10);
+  const board = new SimulatedDevice({
+    server: new URL(s.url).host,
+    deviceId: first.deviceId,
+    secret: first.secret,
+    reconnect: false,
+  });
+  t.after(() => board.stop());
+  board.start();
+  await board.waitFor("connected", 20_000);
 });

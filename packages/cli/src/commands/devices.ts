@@ -113,7 +113,7 @@ export const devicesCreate: Command = {
   usage: "sdk devices create --from FILE [--out FILE] [--show-secrets] [--project prj_…] [--json]",
   details: [
     `FILE is CSV with a header row (name,board,tags; tags separated by spaces or ;) or JSON (an array of {"name","board","tags"}). At most ${bulkDeviceLimits.maxDevices} devices per file. The server checks every row first: if any is wrong, no device is added and every bad row is listed.`,
-    "The device secrets are shown only this once: they are written to --out (default sdk-credentials-<time>.json; .csv for CSV) with mode 0600, never over an existing file. Secrets are not printed unless --show-secrets is given.",
+    "The device secrets are shown only this once: they are written to --out (default sdk-credentials-<time>.json; .csv for CSV) with mode 0600, never over an existing file. The file is created before the request, so a path that cannot be written stops the command with nothing added. Should writing still fail (a full disk), the credentials are printed to stdout with a warning and the exit status is 1. Secrets are not printed unless --show-secrets is given.",
   ].join("\n\n"),
   options: { from: { type: "string" }, out: { type: "string" }, "show-secrets": { type: "boolean" } },
   optionHelp: [
@@ -140,33 +140,62 @@ export const devicesCreate: Command = {
     if (rows.length === 0) throw new CliError(`${from} lists no devices`);
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
     const out = path.resolve((values.out as string | undefined) ?? `sdk-credentials-${stamp}.json`);
-    if (fs.existsSync(out)) throw new CliError(`${out} already exists; choose another --out`);
-
-    const { client } = await connect(g);
-    const id = await projectId(g);
-    let created: Awaited<ReturnType<typeof client.api.createDevices>>;
+    // The secrets exist only in the server's answer: the file must be ours before anything is created.
+    let fd: number;
     try {
+      fd = fs.openSync(out, "wx", 0o600);
+    } catch (error) {
+      const reason =
+        (error as NodeJS.ErrnoException).code === "EEXIST"
+          ? "it already exists; choose another --out"
+          : reasonOf(error);
+      throw new CliError(`Cannot create the credentials file ${out}: ${reason}. No device was added.`);
+    }
+    let created: Awaited<ReturnType<SdkClient["api"]["createDevices"]>>;
+    let id: string;
+    try {
+      const { client } = await connect(g);
+      id = await projectId(g);
       created = await client.api.createDevices({
         params: { projectId: id },
         body: { devices: rows } as never,
       });
     } catch (error) {
+      fs.closeSync(fd);
+      fs.rmSync(out, { force: true });
       if (error instanceof SdkApiError && error.code === "invalid_request")
         throw new CliError(describeRows(error), { code: error.code, docs: error.docs });
       throw error;
     }
-    fs.writeFileSync(out, formatCredentials(created, out), { mode: 0o600, flag: "wx" });
-    fs.chmodSync(out, 0o600);
+    const credentials = formatCredentials(created, out);
+    let written = true;
+    try {
+      fs.writeFileSync(fd, credentials);
+      fs.fchmodSync(fd, 0o600);
+      fs.fsyncSync(fd);
+    } catch (error) {
+      written = false;
+      g.out.warn(
+        `Could not write the credentials to ${out} (${reasonOf(error)}). The ${created.devices.length} devices were added and their secrets are not shown again: they are printed below. Save them now.`,
+      );
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (!written) fs.rmSync(out, { force: true });
 
-    const show = values["show-secrets"] === true;
+    const show = values["show-secrets"] === true || !written;
     g.out.result({
       projectId: id,
-      credentialsFile: out,
+      credentialsFile: written ? out : null,
       devices: created.devices.map(({ device, credentials }) => ({
         ...device,
         ...(show ? { secret: credentials.secret } : {}),
       })),
     });
+    if (!written) {
+      if (!g.out.json) process.stdout.write(credentials);
+      return 1;
+    }
     g.out.table(
       show ? ["ID", "NAME", "BOARD", "TAGS", "SECRET"] : ["ID", "NAME", "BOARD", "TAGS"],
       created.devices.map(({ device, credentials }) => [
