@@ -44,9 +44,9 @@ test("devices create --from CSV: all or nothing with the bad rows named; the cre
   ]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /No device was added/);
-  assert.match(refused.stderr, /row 2 \(name\)/);
-  assert.match(refused.stderr, /row 3 \(board\)/);
-  assert.match(refused.stderr, /row 3 \(tags\.0\)/);
+  assert.match(refused.stderr, /line 3 \(name\)/, "file lines: the header is line 1");
+  assert.match(refused.stderr, /line 4 \(board\)/);
+  assert.match(refused.stderr, /line 4 \(tags\.0\)/);
   assert.equal(fs.existsSync(path.join(s.work, "bad-creds.json")), false);
   assert.deepEqual(await s.client.api.listDevices({ params: { projectId: s.project.id } }), []);
 
@@ -284,4 +284,47 @@ test("devices create --from: a credentials file that cannot be created stops it 
   t.after(() => board.stop());
   board.start();
   await board.waitFor("connected", 20_000);
+});
+
+test("devices create --from: CSV errors name the file line (header = line 1); an unterminated quote is refused", async (t) => {
+  const s = await signedIn(t);
+  const write = (name: string, text: string) => {
+    const file = path.join(s.work, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  const create = (file: string) =>
+    s.run(["devices", "create", "--from", file, "--out", path.join(s.work, `${path.basename(file)}.json`)]);
+
+  const open = await create(
+    write("open.csv", 'name,board\nshelf-1,pico_w\n"shelf-2,pico_w\nshelf-3,pico_w\n'),
+  );
+  assert.equal(open.code, 1);
+  assert.match(open.stderr, /open\.csv line 3: a quoted field is never closed/);
+  const after = await create(write("after.csv", 'name,board\n"shelf"-1,pico_w\n'));
+  assert.equal(after.code, 1);
+  assert.match(after.stderr, /after\.csv line 2: unexpected text after a closing quote/);
+  const extra = await create(write("extra.csv", "name,board\nshelf, one,pico_w\n"));
+  assert.equal(extra.code, 1);
+  assert.match(extra.stderr, /extra\.csv line 2: 3 fields but the header names 2/);
+  const header = await create(write("header.csv", "\nnaam,board\nx,pico_w\n"));
+  assert.equal(header.code, 1);
+  assert.match(header.stderr, /header\.csv line 2: the CSV header must name/);
+  assert.deepEqual(await s.client.api.listDevices({ params: { projectId: s.project.id } }), []);
+
+  // blank lines and a quoted field over two lines still give the right line to the server's complaint
+  const shifted = await create(
+    write("shifted.csv", 'name,board\n\n"two\nlines",pico_w\n\nok,pico_w\n,pico_w\n'),
+  );
+  assert.equal(shifted.code, 1);
+  assert.match(shifted.stderr, /line 3 \(name\)/, "the record that starts on line 3 (a newline in a name)");
+  assert.match(shifted.stderr, /line 7 \(name\)/);
+  assert.doesNotMatch(shifted.stderr, /line 6/);
+
+  // JSON has no useful line: the place in the list
+  const json = await create(
+    write("list.json", JSON.stringify([{ name: "a", board: "pico_w" }, { board: "pico_w" }])),
+  );
+  assert.equal(json.code, 1);
+  assert.match(json.stderr, /row 2 \(name\)/);
 });

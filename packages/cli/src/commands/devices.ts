@@ -4,7 +4,7 @@ import { SdkApiError, type SdkClient } from "@sdk/client";
 import { bulkDeviceLimits, type Device, tagLimits, tagPattern } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
-import { formatCredentials, parseDeviceFile } from "../device-file.ts";
+import { type DeviceFile, formatCredentials, parseDeviceFile } from "../device-file.ts";
 import { CliError, reasonOf, UsageError } from "../errors.ts";
 import { localTime } from "../output.ts";
 
@@ -95,14 +95,18 @@ export const devicesTag: Command = {
   },
 };
 
-/** `devices.3.name` from the server → `row 4 (name): …` for people editing the file. */
-function describeRows(error: SdkApiError): string {
+/**
+ * `devices.3.name` from the server → `line 5 (name): …` (CSV: the file's line, the header is line 1)
+ * or `row 4 (name): …` (JSON: the device's place in the list) for people editing the file.
+ */
+function describeRows(error: SdkApiError, fileLines: number[] | undefined): string {
   const fields = error.fields ?? [];
   const lines = fields.map((f) => {
     const m = /^devices\.(\d+)\.?(.*)$/.exec(f.path);
-    return m
-      ? `  row ${Number(m[1]) + 1}${m[2] ? ` (${m[2]})` : ""}: ${f.message}`
-      : `  ${f.path}: ${f.message}`;
+    if (!m) return `  ${f.path}: ${f.message}`;
+    const index = Number(m[1]);
+    const where = fileLines?.[index] === undefined ? `row ${index + 1}` : `line ${fileLines[index]}`;
+    return `  ${where}${m[2] ? ` (${m[2]})` : ""}: ${f.message}`;
   });
   return lines.length > 0 ? `No device was added; fix these rows:\n${lines.join("\n")}` : error.message;
 }
@@ -112,7 +116,7 @@ export const devicesCreate: Command = {
   summary: "Add many devices from a CSV or JSON file; writes their credentials to a file",
   usage: "sdk devices create --from FILE [--out FILE] [--show-secrets] [--project prj_…] [--json]",
   details: [
-    `FILE is CSV with a header row (name,board,tags; tags separated by spaces or ;) or JSON (an array of {"name","board","tags"}). At most ${bulkDeviceLimits.maxDevices} devices per file. The server checks every row first: if any is wrong, no device is added and every bad row is listed.`,
+    `FILE is CSV with a header row (name,board,tags; tags separated by spaces or ;) or JSON (an array of {"name","board","tags"}). At most ${bulkDeviceLimits.maxDevices} devices per file. The server checks every row first: if any is wrong, no device is added and every bad row is listed (by its line in a CSV file, the header being line 1; by its place in a JSON list). A CSV file that cannot be read (a quote never closed, more fields than the header) is refused with its line before anything is sent.`,
     "The device secrets are shown only this once: they are written to --out (default sdk-credentials-<time>.json; .csv for CSV) with mode 0600, never over an existing file. The file is created before the request, so a path that cannot be written stops the command with nothing added. Should writing still fail (a full disk), the credentials are printed to stdout with a warning and the exit status is 1. Secrets are not printed unless --show-secrets is given.",
   ].join("\n\n"),
   options: { from: { type: "string" }, out: { type: "string" }, "show-secrets": { type: "boolean" } },
@@ -131,9 +135,10 @@ export const devicesCreate: Command = {
     } catch (error) {
       throw new CliError(`Cannot read ${from}: ${reasonOf(error)}`);
     }
-    let rows: ReturnType<typeof parseDeviceFile>;
+    let rows: DeviceFile["rows"];
+    let lines: DeviceFile["lines"];
     try {
-      rows = parseDeviceFile(text, from);
+      ({ rows, lines } = parseDeviceFile(text, from));
     } catch (error) {
       throw new CliError(reasonOf(error));
     }
@@ -164,7 +169,7 @@ export const devicesCreate: Command = {
       fs.closeSync(fd);
       fs.rmSync(out, { force: true });
       if (error instanceof SdkApiError && error.code === "invalid_request")
-        throw new CliError(describeRows(error), { code: error.code, docs: error.docs });
+        throw new CliError(describeRows(error, lines), { code: error.code, docs: error.docs });
       throw error;
     }
     const credentials = formatCredentials(created, out);
