@@ -7,6 +7,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
+import { deployScript, waitUntil } from "@sdk/test-helpers";
 import { sdk, sdkBin, sdkLive, startServer, tempDir } from "./helpers.ts";
 
 const password = "correct horse battery";
@@ -327,4 +328,220 @@ test("devices create --from: CSV errors name the file line (header = line 1); an
   );
   assert.equal(json.code, 1);
   assert.match(json.stderr, /row 2 \(name\)/);
+});
+
+/** Devices for the command and message tests: online ones are simulated boards that stay connected. */
+async function fleet(t: Parameters<typeof startServer>[0], s: Awaited<ReturnType<typeof signedIn>>) {
+  const add = async (name: string, tags: string[], online: boolean) => {
+    const created = await s.client.api.createDevice({
+      params: { projectId: s.project.id },
+      body: { name, board: "pico_w" },
+    });
+    if (tags.length > 0)
+      await s.client.api.setDeviceTags({
+        params: { projectId: s.project.id, deviceId: created.device.id },
+        body: { tags },
+      });
+    const board = new SimulatedDevice({
+      server: new URL(s.url).host,
+      deviceId: created.credentials.deviceId,
+      secret: created.credentials.secret,
+      reconnect: false,
+    });
+    if (online) {
+      t.after(() => board.stop());
+      board.start();
+      await board.waitFor("connected", 20_000);
+    }
+    return { ...created, board };
+  };
+  return {
+    one: await add("one", ["lights"], true),
+    two: await add("two", ["lights", "hall"], true),
+    away: await add("away", ["lights"], false),
+    other: await add("other", [], true),
+  };
+}
+
+const lineOf = (stdout: string, name: string) =>
+  stdout.split("\n").find((l) => l.includes(`${name} (dev_`)) ?? "";
+
+test("devices command --tag/--device: one line per device, --json, exit 1 when any failed, usage errors", async (t) => {
+  const s = await signedIn(t);
+  const d = await fleet(t, s);
+
+  const sent = await s.run([
+    "devices",
+    "command",
+    "--tag",
+    "lights",
+    "gpio_write",
+    "--args",
+    '{"pin":2,"value":1}',
+  ]);
+  assert.equal(sent.code, 1, "the offline device failed");
+  assert.match(lineOf(sent.stdout, "one"), /^✔ one \(dev_\w+\): /);
+  assert.match(lineOf(sent.stdout, "two"), /^✔ two/);
+  assert.match(lineOf(sent.stdout, "away"), /^✖ away \(dev_\w+\): device_offline: /);
+  assert.equal(lineOf(sent.stdout, "other"), "", "a device without the tag is not listed");
+  assert.match(sent.stderr, /1 of 3 devices failed/);
+  assert.equal(d.one.board.commandsOf("gpio_write").length, 1);
+  assert.equal(d.two.board.commandsOf("gpio_write").length, 1);
+  assert.equal(d.other.board.commandsOf("gpio_write").length, 0);
+
+  const hall = await s.run([
+    "devices",
+    "command",
+    "--tag",
+    "hall",
+    "gpio_write",
+    "--args",
+    '{"pin":3,"value":0}',
+    "--timeout",
+    "60",
+    "--json",
+  ]);
+  assert.equal(hall.code, 0, hall.stderr);
+  const result = JSON.parse(hall.stdout);
+  assert.equal(result.tag, "hall");
+  assert.deepEqual(
+    result.devices.map((x: { name: string; ok: boolean }) => [x.name, x.ok]),
+    [["two", true]],
+  );
+
+  const byName = await s.run([
+    "devices",
+    "command",
+    "--device",
+    "one",
+    "gpio_write",
+    "--args",
+    '{"pin":4,"value":1}',
+  ]);
+  assert.equal(byName.code, 0, byName.stderr);
+  assert.match(byName.stdout, /^✔ one \(dev_\w+\): /m);
+  assert.equal(d.one.board.commandsOf("gpio_write").length, 2);
+  const offline = await s.run([
+    "devices",
+    "command",
+    "--device",
+    d.away.device.id,
+    "gpio_write",
+    "--args",
+    '{"pin":4,"value":1}',
+    "--json",
+  ]);
+  assert.equal(offline.code, 1);
+  assert.deepEqual(JSON.parse(offline.stdout).devices[0].error.code, "device_offline");
+
+  const badArgs = await s.run([
+    "devices",
+    "command",
+    "--tag",
+    "lights",
+    "gpio_write",
+    "--args",
+    '{"pin":99,"value":1}',
+  ]);
+  assert.equal(badArgs.code, 1);
+  assert.match(badArgs.stderr, /invalid_argument/);
+  assert.equal(d.one.board.commandsOf("gpio_write").length, 2, "refused before any device got it");
+  const nobody = await s.run([
+    "devices",
+    "command",
+    "--tag",
+    "garage",
+    "gpio_write",
+    "--args",
+    '{"pin":2,"value":1}',
+  ]);
+  assert.equal(nobody.code, 0, nobody.stderr);
+  assert.match(nobody.stdout, /No device has the tag garage: nothing was sent/);
+
+  for (const [args, message] of [
+    [["gpio_write"], /--tag TAG or --device DEVICE/],
+    [["--tag", "lights", "--device", "one", "gpio_write"], /--tag TAG or --device DEVICE/],
+    [["--tag", "lights"], /Which command/],
+    [["--tag", "lights", "gpio_write", "--args", "{pin:2}"], /--args is not valid JSON/],
+    [["--tag", "lights", "gpio_write", "--args", "[1]"], /--args must be a JSON object/],
+    [
+      ["--tag", "lights", "gpio_write", "--timeout", "500"],
+      /--timeout must be a whole number of seconds from 1 to 120/,
+    ],
+    [["--device", "one", "gpio_write", "--timeout", "5"], /--timeout is for --tag/],
+    [["--tag", "Lights", "gpio_write"], /not a valid tag/],
+  ] as const) {
+    const r = await s.run(["devices", "command", ...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const help = await sdk(t, ["devices", "command", "--help"], { home: s.home, cwd: s.work });
+  assert.match(help.stdout, /--tag TAG\|--device DEVICE TYPE/);
+  assert.match(help.stdout, /8 at a time/);
+});
+
+test("devices message --tag/--device reaches the scripts; offline devices and bad messages are reported", async (t) => {
+  const s = await signedIn(t);
+  await deployScript(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class S extends DeviceScript {
+  onDeviceConnect() { console.log("script up"); }
+  onMessage(msg: { type: string; level?: number }) { console.log("got " + msg.type + " " + msg.level); }
+}`,
+  );
+  const d = await fleet(t, s);
+  const logs = async (deviceId: string) =>
+    (
+      await s.client.api.listDeviceLogs({
+        params: { projectId: s.project.id, deviceId },
+        query: { limit: 200 },
+      })
+    ).map((l) => l.message);
+  for (const x of [d.one, d.two, d.other])
+    await waitUntil(
+      async () => (await logs(x.device.id)).includes("script up"),
+      20_000,
+      "the script running",
+    );
+
+  const sent = await s.run(["devices", "message", "--tag", "lights", '{"type":"dim","level":3}']);
+  assert.equal(sent.code, 1, "the offline device failed");
+  assert.match(lineOf(sent.stdout, "one"), /^✔ one \(dev_\w+\): delivered$/);
+  assert.match(lineOf(sent.stdout, "two"), /^✔ two .*delivered$/);
+  assert.match(lineOf(sent.stdout, "away"), /^✖ away .*device_offline/);
+  for (const x of [d.one, d.two])
+    await waitUntil(
+      async () => (await logs(x.device.id)).includes("got dim 3"),
+      20_000,
+      "the message in onMessage",
+    );
+  assert.equal((await logs(d.other.device.id)).includes("got dim 3"), false);
+
+  const one = await s.run(["devices", "message", "--device", "other", '{"type":"dim","level":7}', "--json"]);
+  assert.equal(one.code, 0, one.stderr);
+  assert.deepEqual(JSON.parse(one.stdout).devices, [
+    { ok: true, deviceId: d.other.device.id, name: "other" },
+  ]);
+  await waitUntil(
+    async () => (await logs(d.other.device.id)).includes("got dim 7"),
+    20_000,
+    "the one message",
+  );
+
+  const badType = await s.run(["devices", "message", "--tag", "lights", '{"type":"Not Snake"}']);
+  assert.equal(badType.code, 1);
+  assert.match(badType.stderr, /message\.type/);
+  for (const [args, message] of [
+    [["--tag", "lights"], /Which message/],
+    [["--tag", "lights", "{type:dim}"], /not valid JSON/],
+    [["--tag", "lights", '"dim"'], /must be a JSON object/],
+    [['{"type":"dim"}'], /--tag TAG or --device DEVICE/],
+  ] as const) {
+    const r = await s.run(["devices", "message", ...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
 });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { SdkApiError, type SdkClient } from "@sdk/client";
-import { bulkDeviceLimits, type Device, tagLimits, tagPattern } from "@sdk/protocol";
+import { bulkDeviceLimits, type Device, tagActionLimits, tagLimits, tagPattern } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { type DeviceFile, formatCredentials, parseDeviceFile } from "../device-file.ts";
@@ -215,5 +215,221 @@ export const devicesCreate: Command = {
       `${g.out.green("✔")} ${created.devices.length} device${created.devices.length === 1 ? "" : "s"} added; credentials written to ${out} (mode 0600: keep it safe, the secrets are not shown again)`,
     );
     return 0;
+  },
+};
+
+/** What one device did with a command or message, as the tag endpoints answer it. */
+type DeviceAnswer =
+  | { ok: true; deviceId: string; name: string; value?: unknown }
+  | { ok: false; deviceId: string; name: string; error: { code: string; message: string } };
+
+/** Errors that are about the one device (the same codes a tag answers per device); others stop the command. */
+const deviceFailures = new Set([
+  "device_offline",
+  "device_error",
+  "device_timeout",
+  "no_script",
+  "script_timeout",
+]);
+
+/** `--tag TAG` or `--device DEVICE`: exactly one. */
+function target(values: Record<string, string | boolean | undefined>, command: string, usage: string) {
+  const tag = values.tag as string | undefined;
+  const device = values.device as string | undefined;
+  if ((tag === undefined) === (device === undefined))
+    throw new UsageError(`Which devices? Give --tag TAG or --device DEVICE: ${usage}`, command);
+  return tag === undefined ? { device: device! } : { tag: checkTag(tag, command) };
+}
+
+/** One device's answer through the single-device endpoint, in the tag endpoints' shape. */
+async function answerOf(device: Device, send: () => Promise<unknown>): Promise<DeviceAnswer> {
+  try {
+    return { ok: true, deviceId: device.id, name: device.name, value: await send() };
+  } catch (error) {
+    if (error instanceof SdkApiError && deviceFailures.has(error.code))
+      return {
+        ok: false,
+        deviceId: device.id,
+        name: device.name,
+        error: { code: error.code, message: error.message },
+      };
+    throw error;
+  }
+}
+
+/** One line per device; exit status 1 when any failed. */
+function report(
+  g: Parameters<Command["run"]>[0]["g"],
+  result: { projectId: string; tag?: string; devices: DeviceAnswer[] },
+  withValue: boolean,
+): number {
+  g.out.result(result);
+  if (result.tag !== undefined && result.devices.length === 0) {
+    g.out.line(`No device has the tag ${result.tag}: nothing was sent.`);
+    return 0;
+  }
+  for (const d of result.devices) {
+    const who = `${d.name} ${g.out.dim(`(${d.deviceId})`)}`;
+    if (d.ok)
+      g.out.line(
+        `${g.out.green("✔")} ${who}: ${withValue ? (JSON.stringify(d.value ?? null) ?? "null") : "delivered"}`,
+      );
+    else g.out.line(`${g.out.red("✖")} ${who}: ${d.error.code}: ${d.error.message}`);
+  }
+  const failed = result.devices.filter((d) => !d.ok).length;
+  if (failed > 0) {
+    g.out.info(
+      `${failed} of ${result.devices.length} device${result.devices.length === 1 ? "" : "s"} failed`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+const commandUsage = "sdk devices command --tag TAG|--device DEVICE TYPE [--args JSON] [--timeout S]";
+
+export const devicesCommand: Command = {
+  name: "devices command",
+  summary: "Send a command (gpio_write, …) to every device with a tag, or to one device",
+  usage: `${commandUsage} [--project prj_…] [--json]`,
+  details: [
+    `TYPE is a device command such as gpio_write (docs/protocol.md); --args its arguments as a JSON object, e.g. '{"pin":2,"value":1}'. With --tag every device of the project with that tag gets it, ${tagActionLimits.concurrency} at a time, and the whole must finish within --timeout seconds (default ${tagActionLimits.defaultTimeoutSeconds}, at most ${tagActionLimits.maxTimeoutSeconds}): a device without an answer by then reports device_timeout. With --device (an id or a name) one device gets it, within the server's command timeout.`,
+    "Prints one line per device: its answer, or the error code (device_offline, device_timeout, …). Arguments wrong for a board are refused before any device gets the command. The exit status is 1 when any device failed.",
+  ].join("\n\n"),
+  options: {
+    tag: { type: "string" },
+    device: { type: "string" },
+    args: { type: "string" },
+    timeout: { type: "string" },
+  },
+  optionHelp: [
+    "--tag <tag>        every device with this tag",
+    "--device <device>  one device, by id (dev_…) or name",
+    "--args <json>      the command's arguments, a JSON object (default {})",
+    `--timeout <s>      with --tag: overall time limit in seconds (default ${tagActionLimits.defaultTimeoutSeconds})`,
+  ],
+  json: true,
+  async run({ args, values, g }) {
+    const to = target(values, "devices command", commandUsage);
+    const [type, ...extra] = args;
+    if (!type) throw new UsageError(`Which command? ${commandUsage}`, "devices command");
+    if (extra.length > 0)
+      throw new UsageError(
+        `Unexpected ${extra.join(" ")}: give the arguments as --args '{"pin":2,"value":1}'`,
+        "devices command",
+      );
+    let commandArgs: Record<string, unknown> = {};
+    if (values.args !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(values.args as string);
+      } catch (error) {
+        throw new UsageError(`--args is not valid JSON: ${reasonOf(error)}`, "devices command");
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+        throw new UsageError('--args must be a JSON object, e.g. \'{"pin":2,"value":1}\'', "devices command");
+      commandArgs = parsed as Record<string, unknown>;
+    }
+    let timeoutSeconds: number | undefined;
+    if (values.timeout !== undefined) {
+      if (!("tag" in to))
+        throw new UsageError(
+          "--timeout is for --tag; one device answers within the server's command timeout",
+          "devices command",
+        );
+      timeoutSeconds = Number(values.timeout);
+      if (
+        !Number.isInteger(timeoutSeconds) ||
+        timeoutSeconds < 1 ||
+        timeoutSeconds > tagActionLimits.maxTimeoutSeconds
+      )
+        throw new UsageError(
+          `--timeout must be a whole number of seconds from 1 to ${tagActionLimits.maxTimeoutSeconds}`,
+          "devices command",
+        );
+    }
+    const { client } = await connect(g);
+    const id = await projectId(g);
+    if ("tag" in to) {
+      const outcome = await client.api.sendTagCommand({
+        params: { projectId: id },
+        body: {
+          tag: to.tag,
+          type,
+          args: commandArgs,
+          ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+        } as never,
+      });
+      return report(g, { projectId: id, tag: outcome.tag, devices: outcome.devices }, true);
+    }
+    const device = await findDevice(client, id, to.device);
+    const answer = await answerOf(
+      device,
+      async () =>
+        (
+          await client.api.sendDeviceCommand({
+            params: { projectId: id, deviceId: device.id },
+            body: { type, args: commandArgs },
+          })
+        ).value ?? null,
+    );
+    return report(g, { projectId: id, devices: [answer] }, true);
+  },
+};
+
+const messageUsage = "sdk devices message --tag TAG|--device DEVICE JSON";
+
+export const devicesMessage: Command = {
+  name: "devices message",
+  summary: "Send a message to the script of every device with a tag, or of one device",
+  usage: `${messageUsage} [--project prj_…] [--json]`,
+  details: [
+    `JSON is the message, an object with a lower_snake_case type and any fields, e.g. '{"type":"dim","level":3}'; the device's script gets it in onMessage. With --tag every device of the project with that tag gets it (${tagActionLimits.concurrency} at a time); with --device (an id or a name) one device.`,
+    "Prints one line per device: delivered, or the error code (device_offline, no_script, …). The exit status is 1 when any device failed.",
+  ].join("\n\n"),
+  options: { tag: { type: "string" }, device: { type: "string" } },
+  optionHelp: [
+    "--tag <tag>        every device with this tag",
+    "--device <device>  one device, by id (dev_…) or name",
+  ],
+  json: true,
+  async run({ args, values, g }) {
+    const to = target(values, "devices message", messageUsage);
+    const [text, ...extra] = args;
+    if (!text) throw new UsageError(`Which message? ${messageUsage}`, "devices message");
+    if (extra.length > 0)
+      throw new UsageError(
+        `Unexpected ${extra.join(" ")}: quote the message as one argument, e.g. '{"type":"dim","level":3}'`,
+        "devices message",
+      );
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`The message is not valid JSON: ${reasonOf(error)}`, "devices message");
+    }
+    if (message === null || typeof message !== "object" || Array.isArray(message))
+      throw new UsageError(
+        'The message must be a JSON object with a type, e.g. \'{"type":"dim","level":3}\'',
+        "devices message",
+      );
+    const { client } = await connect(g);
+    const id = await projectId(g);
+    if ("tag" in to) {
+      const outcome = await client.api.sendTagMessage({
+        params: { projectId: id },
+        body: { tag: to.tag, message } as never,
+      });
+      return report(g, { projectId: id, tag: outcome.tag, devices: outcome.devices }, false);
+    }
+    const device = await findDevice(client, id, to.device);
+    const answer = await answerOf(device, async () => {
+      await client.api.sendDeviceMessage({
+        params: { projectId: id, deviceId: device.id },
+        body: message as never,
+      });
+      return undefined;
+    });
+    return report(g, { projectId: id, devices: [answer] }, false);
   },
 };
