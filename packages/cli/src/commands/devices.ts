@@ -233,7 +233,11 @@ const deviceFailures = new Set([
 ]);
 
 /** `--tag TAG` or `--device DEVICE`: exactly one. */
-function target(values: Record<string, string | boolean | undefined>, command: string, usage: string) {
+function target(
+  values: Record<string, string | boolean | undefined>,
+  command: string,
+  usage: string,
+): { tag: string } | { device: string } {
   const tag = values.tag as string | undefined;
   const device = values.device as string | undefined;
   if ((tag === undefined) === (device === undefined))
@@ -358,7 +362,7 @@ export const devicesCommand: Command = {
           type,
           args: commandArgs,
           ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-        } as never,
+        },
       });
       return report(g, { projectId: id, tag: outcome.tag, devices: outcome.devices }, true);
     }
