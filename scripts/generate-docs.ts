@@ -196,6 +196,8 @@ export function renderApiDocs(): string {
     "- `sendTagMessage` (POST `/v1/projects/:projectId/messages`, `{tag, message}`) delivers the message",
     "  to the script of every device with the tag (its `onMessage`), as `sendDeviceMessage` does, with",
     "  the same per-device answers (`device_offline`, `no_script`).",
+    "- From the CLI: `sdk devices command --tag TAG TYPE --args JSON` and `sdk devices message --tag TAG",
+    "  JSON` (or `--device DEVICE`) print one line per device and exit with 1 when any failed.",
     "- `createDevices` (POST `/v1/projects/:projectId/devices/bulk`, `{devices: [{name, board, tags}]}`,",
     "  at most 500) provisions many boards at once: every row is checked first and if any is wrong none",
     "  is added (400 `invalid_request` whose `fields` name each bad row, e.g. `devices.3.board`). The",

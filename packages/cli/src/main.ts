@@ -8,7 +8,13 @@ import { backup } from "./commands/backup.ts";
 import { build } from "./commands/build.ts";
 import { deploy } from "./commands/deploy.ts";
 import { dev } from "./commands/dev.ts";
-import { devicesCreate, devicesList, devicesTag } from "./commands/devices.ts";
+import {
+  devicesCommand,
+  devicesCreate,
+  devicesList,
+  devicesMessage,
+  devicesTag,
+} from "./commands/devices.ts";
 import { envList, envSet, envUnset } from "./commands/env.ts";
 import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
@@ -40,6 +46,8 @@ const commands: Command[] = [
   devicesList,
   devicesTag,
   devicesCreate,
+  devicesCommand,
+  devicesMessage,
   alertsList,
   alertsAdd,
   alertsRemove,

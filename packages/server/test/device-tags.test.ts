@@ -97,6 +97,11 @@ test("tags: invalid tags are refused with the error envelope and nothing changes
   assert.equal(over.status, 400);
   assert.equal(over.body.error.code, "invalid_request");
   assert.match(over.body.error.message, /at most 16 tags/);
+  // named like the schema's own complaint about 17 tags in one request: fields relative to the body
+  assert.deepEqual(over.body.error.fields, [{ path: "tags", message: "a device has at most 16 tags" }]);
+  assert.match(over.body.error.message, /^Invalid request: tags a device has at most 16 tags/);
+  const seventeen = await s.http("PUT", path, { tags: Array.from({ length: 17 }, (_, i) => `t${i}`) });
+  assert.deepEqual(seventeen.body.error.fields, over.body.error.fields);
   assert.equal(
     (await s.client.api.getDevice({ params: { projectId: s.project.id, deviceId: a.device.id } })).tags
       .length,

@@ -95,8 +95,8 @@ export function devicesService(deps: {
     if (after === null)
       throw new AppError(
         "invalid_request",
-        `Invalid request: body.tags: a device has at most ${tagLimits.perDevice} tags (it has ${before.length})`,
-        { fields: [{ path: "body.tags", message: `a device has at most ${tagLimits.perDevice} tags` }] },
+        `Invalid request: tags a device has at most ${tagLimits.perDevice} tags (it has ${before.length})`,
+        { fields: [{ path: "tags", message: `a device has at most ${tagLimits.perDevice} tags` }] },
       );
     const added = after.filter((t) => !before.includes(t));
     const removed = before.filter((t) => !after.includes(t));
