@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { type TestContext, test } from "node:test";
 import { SdkApiError } from "@sdk/client";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import type { EventBus } from "../src/events/bus.ts";
+import { postWebhook } from "../src/lib/webhook-post.ts";
 import { refusedTarget } from "../src/lib/webhook-target.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
@@ -496,4 +497,79 @@ test("after a restart, a device that does not come back alerts N minutes after t
   assert.equal(alert.device.id, device.id);
   assert.equal(alert.details.offlineSince, new Date(startedAt).toISOString());
   assert.ok(restarted.url);
+});
+
+/** A receiver that never finishes its answer: it sends one byte of a status line every 100 ms. */
+async function tricklingReceiver(t: TestContext) {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    const line = "HTTP/1.1 200 OK\r\nX-Slow: ".split("");
+    const timer = setInterval(() => socket.write(line.shift() ?? "a"), 100);
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      clearInterval(timer);
+      sockets.delete(socket);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    open: () => sockets.size,
+    connections: () => connections,
+  };
+}
+
+test("an attempt has a hard deadline: a receiver trickling bytes cannot hold it", async (t) => {
+  const slow = await tricklingReceiver(t);
+  const outcome = await postWebhook({
+    url: slow.url,
+    body: "{}",
+    headers: {},
+    allowed: ["loopback"],
+    deadlineMs: 1_000,
+  });
+  assert.equal(outcome.status, null);
+  assert.match(outcome.error!, /no answer within 1 s/);
+  await waitUntil(() => slow.open() === 0, 20_000, "the request's connection closed");
+});
+
+test("a slow receiver holds up no other webhook's deliveries or retries", async (t) => {
+  const clock = new TestClock();
+  const slow = await tricklingReceiver(t);
+  const hook = await receiver(t, [500, 500]);
+  const s = await startTestServer(t, { clock, env: allowLoopback });
+  const { client } = await s.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  await client.api.createWebhook({ params, body: { url: slow.url, name: "slow" } });
+  const fast = await client.api.createWebhook({ params, body: { url: hook.url, name: "fast" } });
+  await client.api.createAlertRule({ params, body: { kind: "script_errors", count: 1, windowMinutes: 1 } });
+  const { device } = await client.api.createDevice({ params, body: { name: "d", board: "pico_w" } });
+  await s.server.bus.publish("script.failed", {
+    ...params,
+    deviceId: device.id,
+    at: clock.now(),
+    kind: "error",
+  });
+  await hook.waitFor("script.errors", 1);
+  await waitUntil(() => slow.connections() >= 1, 20_000, "the slow receiver reached");
+  for (let i = 2; i <= 3; i++) {
+    clock.advance(60_000);
+    await hook.waitFor("script.errors", i);
+  }
+  await waitUntil(
+    async () =>
+      (await client.api.listAlertDeliveries({ params, query: { webhookId: fast.id } }))[0]?.status ===
+      "delivered",
+    20_000,
+    "the fast webhook's delivery recorded",
+  );
 });

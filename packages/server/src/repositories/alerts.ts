@@ -134,7 +134,7 @@ export function alertsRepository(db: Kysely<DB>) {
     due: (now: number, limit: number) =>
       db
         .selectFrom("alertDeliveries")
-        .select("id")
+        .selectAll()
         .where("status", "=", "pending")
         .where("nextAttemptAt", "<=", now)
         .orderBy("nextAttemptAt")

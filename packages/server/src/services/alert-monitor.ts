@@ -33,7 +33,6 @@ export class AlertMonitor implements Lifecycle {
   #ticking: Promise<void> | undefined;
   #ready: Promise<void> | undefined;
   #inFlight = new Set<Promise<void>>();
-  #delivering = false;
   #offline = new Map<string, { projectId: string; since: number }>();
   #failures = new Map<string, { projectId: string; times: number[] }>();
   /** `ruleId deviceId` of the episodes whose alert was sent. */
@@ -122,6 +121,7 @@ export class AlertMonitor implements Lifecycle {
     for (const off of this.#unsubscribe.splice(0)) off();
     await this.#ready;
     await this.#ticking;
+    await this.#alerts.stop();
     await Promise.all([...this.#inFlight]);
   }
 
@@ -143,7 +143,7 @@ export class AlertMonitor implements Lifecycle {
     for (const id of ids) this.#background(this.#alerts.attempt(id));
   }
 
-  /** Deliveries run beside the tick (a slow receiver must not hold up the rules); stop() awaits them. */
+  /** Deliveries run beside the tick (a slow receiver must not hold up the rules); stop() bounds them. */
   #background(work: Promise<void>): void {
     const tracked = work.catch(this.#onError).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
@@ -182,14 +182,7 @@ export class AlertMonitor implements Lifecycle {
       );
       if (times.every((t) => now - t >= longest * minute)) this.#failures.delete(deviceId);
     }
-    if (!this.#delivering) {
-      this.#delivering = true;
-      this.#background(
-        this.#alerts.deliverDue().finally(() => {
-          this.#delivering = false;
-        }),
-      );
-    }
+    await this.#alerts.deliverDue(this.#onError);
   }
 
   async #online(projectId: string, deviceId: string, since: number | undefined): Promise<void> {
