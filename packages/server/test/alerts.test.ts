@@ -642,3 +642,36 @@ test("a webhook to this machine's own non-loopback address is refused unless loo
   assert.match(refused.attempts[0]!.error!, /own host/);
   assert.equal(received.length, 1, "the strict server sent nothing to its own address");
 });
+
+test("pruning the log to the newest 500 finished deliveries keeps the pending ones", async (t) => {
+  const clock = new TestClock();
+  const hook = await receiver(t);
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  const downUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/hook`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const s = await startTestServer(t, { clock, env: allowLoopback });
+  const { client } = await s.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  const down = await client.api.createWebhook({ params, body: { url: downUrl, name: "down" } });
+  const up = await client.api.createWebhook({ params, body: { url: hook.url, name: "up" } });
+  for (let i = 0; i < 3; i++) {
+    const pending = await client.api.testWebhook({ params: { ...params, webhookId: down.id } });
+    assert.equal(pending.status, "pending");
+  }
+  for (let batch = 0; batch < 51; batch++) {
+    await Promise.all(
+      Array.from({ length: 10 }, () => client.api.testWebhook({ params: { ...params, webhookId: up.id } })),
+    );
+  }
+  const log = await client.api.listAlertDeliveries({ params, query: { webhookId: down.id } });
+  assert.deepEqual(
+    log.map((d) => d.status),
+    ["pending", "pending", "pending"],
+    "the pending deliveries older than the newest 500 finished ones are still there",
+  );
+  const finished = await client.api.listAlertDeliveries({ params, query: { webhookId: up.id, limit: 500 } });
+  assert.equal(finished.length, 500);
+  assert.ok(finished.every((d) => d.status === "delivered"));
+});

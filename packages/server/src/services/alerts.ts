@@ -190,7 +190,7 @@ export function alertsService(deps: {
       nextAttemptAt: now,
       createdAt: now,
     });
-    await alerts.pruneDeliveries(webhook.projectId, alertLimits.deliveriesKept);
+    await alerts.pruneDeliveries(webhook.projectId, alertLimits.deliveriesKept, alertLimits.pendingKept);
     return id;
   }
 
