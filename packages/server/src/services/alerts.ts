@@ -21,10 +21,12 @@ import { projectNotFound } from "./projects.ts";
 import { iso } from "./views.ts";
 
 /**
- * Delays before the 2nd, 3rd, … attempt of a delivery (×3 each time): 8 attempts over about
- * 3 hours, then the delivery is `failed`.
+ * Delays before the 2nd, 3rd, … attempt of a delivery (×3 each time, each ±20 % at random so
+ * deliveries that failed together do not retry together): 8 attempts over about 3 hours, then
+ * the delivery is `failed`.
  */
 const retryDelaysMs = [10, 30, 90, 270, 810, 2_430, 7_290].map((s) => s * 1000);
+const jittered = (delayMs: number) => Math.round(delayMs * (0.8 + Math.random() * 0.4));
 /** A whole attempt (connect, send, status line) ends after this, however the receiver trickles. */
 const attemptDeadlineMs = 10_000;
 /** Attempts running at once, server-wide and per webhook: a slow receiver holds only its own share. */
@@ -141,7 +143,7 @@ export function alertsService(deps: {
     await alerts.recordAttempt(row.id, {
       attempts: JSON.stringify(attempts),
       status: delivered ? "delivered" : delay === undefined ? "failed" : "pending",
-      nextAttemptAt: delivered || delay === undefined ? null : at + delay,
+      nextAttemptAt: delivered || delay === undefined ? null : at + jittered(delay),
     });
   }
 
