@@ -97,10 +97,11 @@ test("a device offline for N minutes alerts once, signed; back online follows; o
   });
   assert.equal(rule.minutes, 5);
 
-  // Another user with the same rule and a webhook to the same receiver: their project is not told.
+  // Another user with the same rule and a webhook to a receiver of their own: their project is not told.
+  const theirHook = await receiver(t);
   const other = await s.user();
   const theirs = await other.client.api.createProject({ body: { name: "theirs" } });
-  await other.client.api.createWebhook({ params: { projectId: theirs.id }, body: { url: hook.url } });
+  await other.client.api.createWebhook({ params: { projectId: theirs.id }, body: { url: theirHook.url } });
   await other.client.api.createAlertRule({
     params: { projectId: theirs.id },
     body: { kind: "device_offline", minutes: 5 },
@@ -148,6 +149,9 @@ test("a device offline for N minutes alerts once, signed; back online follows; o
     await other.client.api.listAlertDeliveries({ params: { projectId: theirs.id }, query: {} }),
     [],
   );
+  // The owner's alerts were sent (and recorded) after the stranger's rule existed: had any gone to
+  // the stranger's webhook, its receiver would have it by now.
+  assert.equal(theirHook.received.length, 0, "the other user's receiver heard nothing");
 });
 
 test("a delivery answered 500 is retried after the backoff; the log shows both attempts", async (t) => {
@@ -675,4 +679,48 @@ test("pruning the log to the newest 500 finished deliveries keeps the pending on
   const finished = await client.api.listAlertDeliveries({ params, query: { webhookId: up.id, limit: 500 } });
   assert.equal(finished.length, 500);
   assert.ok(finished.every((d) => d.status === "delivered"));
+});
+
+test("a restart does not repeat the alert of an episode still open", async (t) => {
+  const clock = new TestClock();
+  const answers: number[] = [];
+  const hook = await receiver(t, answers);
+  const dataDir = tempDir(t);
+  const s = await scriptProject(t, { clock, dataDir, env: allowLoopback });
+  const projectId = s.project.id;
+  const webhook = await s.client.api.createWebhook({ params: { projectId }, body: { url: hook.url } });
+  await s.client.api.createAlertRule({ params: { projectId }, body: { kind: "device_offline", minutes: 5 } });
+  let deviceId = "";
+  const events = presence(s, () => deviceId);
+  const { device, sim } = await s.onlineDevice();
+  deviceId = device.id;
+  await sim.stop();
+  await events.until("disconnected", 1);
+  clock.advance(5 * minute);
+  await hook.waitFor("device.offline");
+  await waitUntil(
+    async () =>
+      (await s.client.api.listAlertDeliveries({ params: { projectId }, query: {} }))[0]?.status ===
+      "delivered",
+    20_000,
+    "the offline alert recorded",
+  );
+  await s.server.close();
+
+  // The device is still offline after the restart. A test delivery answered 500 is retried by the
+  // same monitor pass that would raise a second device.offline, after it: once the retry arrives,
+  // that pass has run with the device offline long past N minutes.
+  const restarted = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const api = restarted.client(s.auth.token!.token).api;
+  answers.push(500);
+  const test = await api.testWebhook({ params: { projectId, webhookId: webhook.id } });
+  assert.equal(test.status, "pending");
+  clock.advance(10 * minute);
+  await hook.waitFor("test", 2);
+  assert.deepEqual(
+    (await api.listAlertDeliveries({ params: { projectId }, query: {} })).map((d) => d.type),
+    ["test", "device.offline"],
+    "no second device.offline for the same episode",
+  );
+  assert.equal(hook.of("device.offline").length, 1);
 });
