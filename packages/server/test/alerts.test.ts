@@ -51,9 +51,10 @@ async function receiver(t: TestContext, answers: number[] = []) {
   };
 }
 
-/** What a receiver does, written from the docs: HMAC-SHA256 of the raw body with the secret. */
+/** What a receiver does, written from the docs: HMAC-SHA256 of `<timestamp>.<raw body>` with the secret. */
 function verifies(secret: string, r: Received): boolean {
-  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(r.raw).digest("hex")}`);
+  const signed = `${r.headers["x-sdk-timestamp"]}.${r.raw}`;
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(signed).digest("hex")}`);
   const got = Buffer.from(String(r.headers["x-sdk-signature"]));
   return got.length === expected.length && timingSafeEqual(got, expected);
 }

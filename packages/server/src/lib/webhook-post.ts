@@ -5,9 +5,13 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { type PrivateRange, refusedTarget } from "./webhook-target.ts";
 
-/** `sha256=<hex>`: HMAC-SHA256 of the raw request body with the webhook's secret. */
-export function webhookSignature(secret: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+/**
+ * `sha256=<hex>`: HMAC-SHA256 of `<timestamp>.<raw body>` with the webhook's secret, where the
+ * timestamp is the `X-Sdk-Timestamp` header: a receiver that also checks the timestamp is recent
+ * refuses a replayed request.
+ */
+export function webhookSignature(secret: string, timestamp: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
 class RefusedTargetError extends Error {}

@@ -116,6 +116,7 @@ export function alertsService(deps: {
       const webhook = await alerts.webhookById(row.webhookId);
       if (!webhook) return;
       const secret = box.open(webhook.secretEncrypted, context(webhook));
+      const timestamp = String(Math.floor(at / 1000));
       outcome = await postWebhook({
         url: webhook.url,
         body: row.body,
@@ -127,8 +128,8 @@ export function alertsService(deps: {
           "user-agent": `sdk-webhooks/${version}`,
           "x-sdk-event": row.type,
           "x-sdk-delivery": row.id,
-          "x-sdk-timestamp": String(Math.floor(at / 1000)),
-          "x-sdk-signature": webhookSignature(secret, row.body),
+          "x-sdk-timestamp": timestamp,
+          "x-sdk-signature": webhookSignature(secret, timestamp, row.body),
         },
       });
     } catch (error) {
