@@ -725,3 +725,36 @@ test("a restart does not repeat the alert of an episode still open", async (t) =
   );
   assert.equal(hook.of("device.offline").length, 1);
 });
+
+test("after a restart, an open script-errors episode ends after a quiet window; the next burst alerts", async (t) => {
+  const clock = new TestClock();
+  const answers: number[] = [];
+  const hook = await receiver(t, answers);
+  const dataDir = tempDir(t);
+  const first = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const { client, auth } = await first.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  const webhook = await client.api.createWebhook({ params, body: { url: hook.url } });
+  await client.api.createAlertRule({ params, body: { kind: "script_errors", count: 2, windowMinutes: 1 } });
+  const { device } = await client.api.createDevice({ params, body: { name: "d", board: "pico_w" } });
+  const fail = (s: { server: { bus: EventBus } }) =>
+    s.server.bus.publish("script.failed", { ...params, deviceId: device.id, at: clock.now(), kind: "error" });
+  await fail(first);
+  await fail(first);
+  await hook.waitFor("script.errors");
+  await first.server.close();
+
+  const second = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const api = second.client(auth.token!.token).api;
+  // No failure since the restart, for a whole window: the monitor pass that ends the episode then
+  // retries a test delivery (answered 500), so once that retry arrives the episode is closed.
+  answers.push(500);
+  assert.equal((await api.testWebhook({ params: { ...params, webhookId: webhook.id } })).status, "pending");
+  clock.advance(2 * minute);
+  await hook.waitFor("test", 2);
+  assert.equal(hook.of("script.errors").length, 1);
+  await fail(second);
+  await fail(second);
+  await hook.waitFor("script.errors", 2);
+});

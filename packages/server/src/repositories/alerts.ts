@@ -194,7 +194,19 @@ export function alertsRepository(db: Kysely<DB>) {
           db.selectFrom("alertRules").select("projectId").where("kind", "=", "device_offline"),
         )
         .execute(),
-    openEpisodes: () => db.selectFrom("alertEpisodes").selectAll().execute(),
+    /** Every open episode, with its rule's kind and project. */
+    openEpisodes: () =>
+      db
+        .selectFrom("alertEpisodes")
+        .leftJoin("alertRules", "alertRules.id", "alertEpisodes.ruleId")
+        .select([
+          "alertEpisodes.ruleId",
+          "alertEpisodes.subject",
+          "alertEpisodes.openedAt",
+          "alertRules.kind",
+          "alertRules.projectId",
+        ])
+        .execute(),
     /** False when the episode was already open (its alert was sent). */
     openEpisode: async (ruleId: string, subject: string, openedAt: number) => {
       const result = await db
