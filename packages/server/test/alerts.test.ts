@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
+import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { SdkApiError } from "@sdk/client";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
@@ -757,4 +759,29 @@ test("after a restart, an open script-errors episode ends after a quiet window; 
   await fail(second);
   await fail(second);
   await hook.waitFor("script.errors", 2);
+});
+
+test("an attempt that fails before it posts is recorded as a failed attempt and retried on the schedule", async (t) => {
+  const clock = new TestClock();
+  const hook = await receiver(t);
+  const dataDir = tempDir(t);
+  const first = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const { client, auth } = await first.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const params = { projectId: project.id };
+  const webhook = await client.api.createWebhook({ params, body: { url: hook.url } });
+  await first.server.close();
+  // Another key: the stored webhook secret cannot be decrypted, so the attempt throws before posting.
+  fs.writeFileSync(path.join(dataDir, "secret.key"), randomBytes(32).toString("base64"));
+
+  const second = await startTestServer(t, { clock, dataDir, env: allowLoopback });
+  const delivery = await second.client(auth.token!.token).api.testWebhook({
+    params: { ...params, webhookId: webhook.id },
+  });
+  assert.equal(delivery.status, "pending");
+  assert.equal(delivery.attempts.length, 1);
+  assert.equal(delivery.attempts[0]!.status, null);
+  assert.match(delivery.attempts[0]!.error!, /^the attempt failed: /);
+  assert.ok(Date.parse(delivery.nextAttemptAt!) >= clock.now() + 8_000, "retried on the schedule");
+  assert.equal(hook.received.length, 0);
 });
