@@ -109,8 +109,12 @@ export function alertsService(deps: {
   }
 
   /** One attempt of a pending delivery; records its outcome and schedules the next one. */
-  async function attemptNow(row: DeliveryRow): Promise<void> {
+  async function attemptNow(id: string, force: boolean): Promise<void> {
+    // Read again now that this is the only attempt of the delivery: a caller's copy may be from
+    // before another attempt finished (then it is no longer pending, or not due yet).
+    const row = await alerts.delivery(id);
     const at = clock.now();
+    if (row?.status !== "pending" || (!force && (row.nextAttemptAt ?? 0) > at)) return;
     let outcome: PostOutcome;
     try {
       const webhook = await alerts.webhookById(row.webhookId);
@@ -160,7 +164,7 @@ export function alertsService(deps: {
     if (!force && (inFlight.size >= concurrentAttempts || perWebhook >= concurrentPerWebhook))
       return undefined;
     webhookLoad.set(row.webhookId, perWebhook + 1);
-    const work = attemptNow(row).finally(() => {
+    const work = attemptNow(row.id, force).finally(() => {
       inFlight.delete(row.id);
       const left = (webhookLoad.get(row.webhookId) ?? 1) - 1;
       if (left > 0) webhookLoad.set(row.webhookId, left);
