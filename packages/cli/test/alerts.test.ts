@@ -10,14 +10,18 @@ import { sdk, startServer, tempDir } from "./helpers.ts";
 const password = "correct horse battery";
 
 test("sdk alerts: rules, a webhook with its secret shown once, a signed test delivery and the log", async (t) => {
-  const received: { raw: string; signature: string }[] = [];
+  const received: { raw: string; signature: string; timestamp: string }[] = [];
   const receiver = http.createServer((request, response) => {
     let raw = "";
     request.on("data", (chunk) => {
       raw += chunk;
     });
     request.on("end", () => {
-      received.push({ raw, signature: String(request.headers["x-sdk-signature"]) });
+      received.push({
+        raw,
+        signature: String(request.headers["x-sdk-signature"]),
+        timestamp: String(request.headers["x-sdk-timestamp"]),
+      });
       response.writeHead(204).end();
     });
   });
@@ -66,7 +70,8 @@ test("sdk alerts: rules, a webhook with its secret shown once, a signed test del
   assert.equal(sent.code, 0, sent.stderr);
   assert.equal(JSON.parse(sent.stdout).status, "delivered");
   assert.equal(received.length, 1);
-  const expected = `sha256=${createHmac("sha256", secret).update(received[0]!.raw).digest("hex")}`;
+  const signed = `${received[0]!.timestamp}.${received[0]!.raw}`;
+  const expected = `sha256=${createHmac("sha256", secret).update(signed).digest("hex")}`;
   assert.equal(received[0]!.signature, expected);
 
   const log = await run(["alerts", "deliveries"], dir);

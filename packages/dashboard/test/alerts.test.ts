@@ -12,14 +12,18 @@ useDashboardBrowser();
 test("alerts section: add a webhook, send a test, see the delivery", async (t) => {
   const b = needBrowser(t);
   if (!b) return;
-  const received: { raw: string; signature: string }[] = [];
+  const received: { raw: string; signature: string; timestamp: string }[] = [];
   const receiver = http.createServer((request, response) => {
     let raw = "";
     request.on("data", (chunk) => {
       raw += chunk;
     });
     request.on("end", () => {
-      received.push({ raw, signature: String(request.headers["x-sdk-signature"]) });
+      received.push({
+        raw,
+        signature: String(request.headers["x-sdk-signature"]),
+        timestamp: String(request.headers["x-sdk-timestamp"]),
+      });
       response.writeHead(200).end();
     });
   });
@@ -55,7 +59,7 @@ test("alerts section: add a webhook, send a test, see the delivery", async (t) =
   assert.equal(received.length, 1);
   assert.equal(
     received[0]!.signature,
-    `sha256=${createHmac("sha256", secret!).update(received[0]!.raw).digest("hex")}`,
+    `sha256=${createHmac("sha256", secret!).update(`${received[0]!.timestamp}.${received[0]!.raw}`).digest("hex")}`,
   );
   await shot(page, "alerts-section");
 

@@ -3,11 +3,15 @@ import { Name, Timestamp } from "./schema-parts.ts";
 
 // Alert rules, webhooks and their delivery log (`/v1/projects/:projectId/alerts/...`).
 
-/** Per project: how many rules and webhooks, and how many deliveries the log keeps (newest). */
+/**
+ * Per project: how many rules and webhooks, how many finished (delivered or failed) deliveries the
+ * log keeps (newest), and how many may be pending at once (beyond that the oldest are given up: `failed`).
+ */
 export const alertLimits = {
   rulesPerProject: 50,
   webhooksPerProject: 10,
   deliveriesKept: 500,
+  pendingKept: 1000,
   urlMaxLength: 2048,
 } as const;
 
@@ -183,7 +187,7 @@ export const alertEndpoints = {
   listAlertDeliveries: {
     method: "GET",
     path: `${base}/deliveries`,
-    summary: `The delivery log, newest first: every attempt and its outcome (the newest ${alertLimits.deliveriesKept} deliveries per project are kept)`,
+    summary: `The delivery log, newest first: every attempt and its outcome (the newest ${alertLimits.deliveriesKept} finished deliveries per project are kept; pending ones until they finish)`,
     access: "user",
     query: DeliveriesQuery,
     result: z.array(AlertDelivery),

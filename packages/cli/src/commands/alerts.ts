@@ -117,7 +117,7 @@ export const alertsWebhooks: Command = {
   summary: "Add, remove or test a webhook (add URL | remove whk_… | test whk_…)",
   usage: "sdk alerts webhooks add URL [--name NAME] | remove whk_… | test whk_… [--project prj_…] [--json]",
   details:
-    "add prints the webhook's signing secret once: keep it, the server cannot show it again. Receivers check X-Sdk-Signature: sha256=<hex HMAC-SHA256 of the raw body with the secret>. test sends a `test` alert now and shows the first attempt; failed attempts are retried with backoff (see sdk alerts deliveries).",
+    "add prints the webhook's signing secret once: keep it, the server cannot show it again. Receivers check X-Sdk-Signature: sha256=<hex HMAC-SHA256 of '<X-Sdk-Timestamp>.<raw body>' with the secret>, and that the timestamp is recent. test sends a `test` alert now and shows the first attempt; failed attempts are retried with backoff (see sdk alerts deliveries).",
   options: { name: { type: "string" } },
   optionHelp: ["--name NAME     add: a name for the webhook (default: the URL's host)"],
   json: true,

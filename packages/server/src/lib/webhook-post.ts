@@ -5,9 +5,13 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { type PrivateRange, refusedTarget } from "./webhook-target.ts";
 
-/** `sha256=<hex>`: HMAC-SHA256 of the raw request body with the webhook's secret. */
-export function webhookSignature(secret: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+/**
+ * `sha256=<hex>`: HMAC-SHA256 of `<timestamp>.<raw body>` with the webhook's secret, where the
+ * timestamp is the `X-Sdk-Timestamp` header: a receiver that also checks the timestamp is recent
+ * refuses a replayed request.
+ */
+export function webhookSignature(secret: string, timestamp: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
 class RefusedTargetError extends Error {}
@@ -50,20 +54,31 @@ export interface PostOutcome {
 
 /**
  * One POST attempt. Never follows redirects (a 3xx counts as a failure) and never throws: the
- * outcome says what the receiver answered, or why there was no answer.
+ * outcome says what the receiver answered, or why there was no answer. The attempt settles when
+ * the status line arrives (the body is not read); `deadlineMs` bounds the whole attempt (connect,
+ * send, status line), so a receiver that trickles bytes cannot hold it, and `signal` aborts it.
  */
 export async function postWebhook(options: {
   url: string;
   body: string;
   headers: Record<string, string>;
   allowed: readonly PrivateRange[];
-  timeoutMs: number;
+  deadlineMs: number;
+  signal?: AbortSignal;
 }): Promise<PostOutcome> {
   const refused = await literalRefusal(options.url, options.allowed);
   if (refused) return { status: null, error: `refused: ${refused}` };
   const target = new URL(options.url);
   const transport = target.protocol === "https:" ? https : http;
   return new Promise<PostOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      options.signal?.removeEventListener("abort", onAbort);
+      resolve(outcome);
+    };
     const request = transport.request(
       target,
       {
@@ -72,19 +87,30 @@ export async function postWebhook(options: {
         lookup: guardedLookup(options.allowed),
         // A fresh connection each attempt: a pooled socket would skip the address check.
         agent: false,
-        timeout: options.timeoutMs,
+        timeout: options.deadlineMs,
       },
       (response) => {
-        response.resume();
         const status = response.statusCode ?? 0;
         const ok = status >= 200 && status < 300;
-        response.on("end", () => resolve({ status, error: ok ? null : `the receiver answered ${status}` }));
-        response.on("error", () => resolve({ status, error: ok ? null : `the receiver answered ${status}` }));
+        settle({ status, error: ok ? null : `the receiver answered ${status}` });
+        // The answer is in; the body is not needed, and a slow one must not hold the socket.
+        request.destroy();
       },
     );
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
+    const fail = (message: string) => {
+      settle({ status: null, error: message });
+      request.destroy();
+    };
+    const deadline = setTimeout(
+      () => fail(`no answer within ${options.deadlineMs / 1000} s`),
+      options.deadlineMs,
+    );
+    const onAbort = () => fail("aborted: the server is shutting down");
+    if (options.signal?.aborted) return onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    request.on("timeout", () => fail(`no answer within ${options.deadlineMs / 1000} s`));
     request.on("error", (error) =>
-      resolve({
+      settle({
         status: null,
         error: error instanceof RefusedTargetError ? `refused: ${error.message}` : error.message,
       }),

@@ -134,7 +134,7 @@ export function alertsRepository(db: Kysely<DB>) {
     due: (now: number, limit: number) =>
       db
         .selectFrom("alertDeliveries")
-        .select("id")
+        .selectAll()
         .where("status", "=", "pending")
         .where("nextAttemptAt", "<=", now)
         .orderBy("nextAttemptAt")
@@ -146,20 +146,37 @@ export function alertsRepository(db: Kysely<DB>) {
     ) => {
       await db.updateTable("alertDeliveries").set(change).where("id", "=", id).execute();
     },
-    /** Keeps the newest `keep` deliveries of the project (pending ones included in the count). */
-    pruneDeliveries: async (projectId: string, keep: number) => {
-      const cutoff = await db
-        .selectFrom("alertDeliveries")
-        .select("id")
-        .where("projectId", "=", projectId)
-        .orderBy("id", "desc")
-        .offset(keep)
-        .limit(1)
-        .executeTakeFirst();
+    /**
+     * Keeps the newest `keep` finished (delivered or failed) deliveries of the project; pending ones
+     * are not counted nor removed, but beyond the newest `pendingKept` the oldest are marked failed.
+     */
+    pruneDeliveries: async (projectId: string, keep: number, pendingKept: number) => {
+      const oldestKept = (statuses: DeliveryRow["status"][], offset: number) =>
+        db
+          .selectFrom("alertDeliveries")
+          .select("id")
+          .where("projectId", "=", projectId)
+          .where("status", "in", statuses)
+          .orderBy("id", "desc")
+          .offset(offset)
+          .limit(1)
+          .executeTakeFirst();
+      const pendingCutoff = await oldestKept(["pending"], pendingKept);
+      if (pendingCutoff) {
+        await db
+          .updateTable("alertDeliveries")
+          .set({ status: "failed", nextAttemptAt: null })
+          .where("projectId", "=", projectId)
+          .where("status", "=", "pending")
+          .where("id", "<=", pendingCutoff.id)
+          .execute();
+      }
+      const cutoff = await oldestKept(["delivered", "failed"], keep);
       if (!cutoff) return;
       await db
         .deleteFrom("alertDeliveries")
         .where("projectId", "=", projectId)
+        .where("status", "in", ["delivered", "failed"])
         .where("id", "<=", cutoff.id)
         .execute();
     },
@@ -177,7 +194,19 @@ export function alertsRepository(db: Kysely<DB>) {
           db.selectFrom("alertRules").select("projectId").where("kind", "=", "device_offline"),
         )
         .execute(),
-    openEpisodes: () => db.selectFrom("alertEpisodes").selectAll().execute(),
+    /** Every open episode, with its rule's kind and project. */
+    openEpisodes: () =>
+      db
+        .selectFrom("alertEpisodes")
+        .leftJoin("alertRules", "alertRules.id", "alertEpisodes.ruleId")
+        .select([
+          "alertEpisodes.ruleId",
+          "alertEpisodes.subject",
+          "alertEpisodes.openedAt",
+          "alertRules.kind",
+          "alertRules.projectId",
+        ])
+        .execute(),
     /** False when the episode was already open (its alert was sent). */
     openEpisode: async (ruleId: string, subject: string, openedAt: number) => {
       const result = await db

@@ -27,13 +27,13 @@ export class AlertMonitor implements Lifecycle {
   readonly #bus: EventBus;
   readonly #clock: Clock;
   readonly #onError: (error: unknown) => void;
+  readonly #isOnline: (deviceId: string) => boolean;
   readonly #tickMs: number;
   #unsubscribe: Unsubscribe[] = [];
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #ready: Promise<void> | undefined;
   #inFlight = new Set<Promise<void>>();
-  #delivering = false;
   #offline = new Map<string, { projectId: string; since: number }>();
   #failures = new Map<string, { projectId: string; times: number[] }>();
   /** `ruleId deviceId` of the episodes whose alert was sent. */
@@ -47,6 +47,8 @@ export class AlertMonitor implements Lifecycle {
     bus: EventBus;
     clock: Clock;
     onError: (error: unknown) => void;
+    /** Whether a device is connected now (to this server): checked before device.offline is raised. */
+    isOnline: (deviceId: string) => boolean;
     tickMs?: number;
   }) {
     this.#alerts = deps.alerts;
@@ -54,6 +56,7 @@ export class AlertMonitor implements Lifecycle {
     this.#bus = deps.bus;
     this.#clock = deps.clock;
     this.#onError = deps.onError;
+    this.#isOnline = deps.isOnline;
     this.#tickMs = deps.tickMs ?? 1000;
   }
 
@@ -106,7 +109,15 @@ export class AlertMonitor implements Lifecycle {
 
   async #load(connectedSinceStart: Set<string>, startedAt: number): Promise<void> {
     try {
-      for (const e of await this.#alerts.openEpisodes()) this.#alerted.add(`${e.ruleId} ${e.subject}`);
+      for (const e of await this.#alerts.openEpisodes()) {
+        this.#alerted.add(`${e.ruleId} ${e.subject}`);
+        // A script_errors episode ends after a quiet window; the failures before the restart are
+        // gone, so the window counts from the start (else the episode, and every later burst,
+        // would stay silent for good).
+        if (e.kind === "script_errors" && e.projectId && !this.#failures.has(e.subject)) {
+          this.#failures.set(e.subject, { projectId: e.projectId, times: [startedAt] });
+        }
+      }
       for (const d of await this.#alerts.offlineWatched()) {
         if (connectedSinceStart.has(d.id) || this.#offline.has(d.id)) continue;
         // Counted from the start: the server's own downtime is not the device's.
@@ -122,6 +133,7 @@ export class AlertMonitor implements Lifecycle {
     for (const off of this.#unsubscribe.splice(0)) off();
     await this.#ready;
     await this.#ticking;
+    await this.#alerts.stop();
     await Promise.all([...this.#inFlight]);
   }
 
@@ -143,7 +155,7 @@ export class AlertMonitor implements Lifecycle {
     for (const id of ids) this.#background(this.#alerts.attempt(id));
   }
 
-  /** Deliveries run beside the tick (a slow receiver must not hold up the rules); stop() awaits them. */
+  /** Deliveries run beside the tick (a slow receiver must not hold up the rules); stop() bounds them. */
   #background(work: Promise<void>): void {
     const tracked = work.catch(this.#onError).finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
@@ -152,6 +164,8 @@ export class AlertMonitor implements Lifecycle {
   async #tick(): Promise<void> {
     const now = this.#clock.now();
     for (const [deviceId, { projectId, since }] of this.#offline) {
+      // Reconnected, and its device.connected not handled yet: it is not offline.
+      if (this.#isOnline(deviceId)) continue;
       for (const rule of await this.#rulesOf(projectId, "device_offline")) {
         const key = `${rule.id} ${deviceId}`;
         if (this.#alerted.has(key) || now - since < (rule.minutes ?? 0) * minute) continue;
@@ -182,14 +196,7 @@ export class AlertMonitor implements Lifecycle {
       );
       if (times.every((t) => now - t >= longest * minute)) this.#failures.delete(deviceId);
     }
-    if (!this.#delivering) {
-      this.#delivering = true;
-      this.#background(
-        this.#alerts.deliverDue().finally(() => {
-          this.#delivering = false;
-        }),
-      );
-    }
+    await this.#alerts.deliverDue(this.#onError);
   }
 
   async #online(projectId: string, deviceId: string, since: number | undefined): Promise<void> {
@@ -216,6 +223,9 @@ export class AlertMonitor implements Lifecycle {
     const entry = this.#failures.get(deviceId) ?? { projectId, times: [] };
     entry.times.push(now);
     while (entry.times.length > 0 && now - entry.times[0]! > longest) entry.times.shift();
+    // Only the newest `count` failures decide anything: the list stays that short however many come.
+    const most = Math.max(...rules.map((r) => r.count ?? 1));
+    if (entry.times.length > most) entry.times.splice(0, entry.times.length - most);
     this.#failures.set(deviceId, entry);
     for (const rule of rules) {
       const key = `${rule.id} ${deviceId}`;

@@ -12,7 +12,7 @@ import { AppError } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId, newSortableId } from "../lib/ids.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
-import { checkWebhookUrl, postWebhook, webhookSignature } from "../lib/webhook-post.ts";
+import { checkWebhookUrl, type PostOutcome, postWebhook, webhookSignature } from "../lib/webhook-post.ts";
 import type { PrivateRange } from "../lib/webhook-target.ts";
 import type { AlertRuleRow, DeliveryRow, WebhookRow } from "../repositories/alerts.ts";
 import type { Repositories } from "../repositories/index.ts";
@@ -21,11 +21,19 @@ import { projectNotFound } from "./projects.ts";
 import { iso } from "./views.ts";
 
 /**
- * Delays before the 2nd, 3rd, … attempt of a delivery (×3 each time): 8 attempts over about
- * 3 hours, then the delivery is `failed`.
+ * Delays before the 2nd, 3rd, … attempt of a delivery (×3 each time, each ±20 % at random so
+ * deliveries that failed together do not retry together): 8 attempts over about 3 hours, then
+ * the delivery is `failed`.
  */
 const retryDelaysMs = [10, 30, 90, 270, 810, 2_430, 7_290].map((s) => s * 1000);
-const attemptTimeoutMs = 10_000;
+const jittered = (delayMs: number) => Math.round(delayMs * (0.8 + Math.random() * 0.4));
+/** A whole attempt (connect, send, status line) ends after this, however the receiver trickles. */
+const attemptDeadlineMs = 10_000;
+/** Attempts running at once, server-wide and per webhook: a slow receiver holds only its own share. */
+const concurrentAttempts = 16;
+const concurrentPerWebhook = 2;
+/** How long stop() lets running attempts finish before it aborts them (they stay pending). */
+const stopGraceMs = 2_000;
 /** Sees every project: for the monitor, which acts for the server, not for a user. */
 const server = { userId: "", isAdmin: true };
 
@@ -86,7 +94,11 @@ export function alertsService(deps: {
   const { repos, box, clock, allowPrivate, version } = deps;
   const alerts = repos.alerts;
   const context = (w: { projectId: string; id: string }) => `webhook:${w.projectId}:${w.id}`;
-  const inFlight = new Set<string>();
+  /** The running attempt of each delivery: a second caller awaits it rather than starting another. */
+  const inFlight = new Map<string, Promise<void>>();
+  const webhookLoad = new Map<string, number>();
+  const shutdown = new AbortController();
+  let stopping = false;
   /** Bumped when a rule is added or removed, so the monitor's cache of rules knows it is stale. */
   let rulesVersion = 0;
 
@@ -97,40 +109,78 @@ export function alertsService(deps: {
   }
 
   /** One attempt of a pending delivery; records its outcome and schedules the next one. */
-  async function attempt(id: string): Promise<void> {
-    if (inFlight.has(id)) return;
-    inFlight.add(id);
+  async function attemptNow(id: string, force: boolean): Promise<void> {
+    // Read again now that this is the only attempt of the delivery: a caller's copy may be from
+    // before another attempt finished (then it is no longer pending, or not due yet).
+    const row = await alerts.delivery(id);
+    const at = clock.now();
+    if (row?.status !== "pending" || (!force && (row.nextAttemptAt ?? 0) > at)) return;
+    let outcome: PostOutcome;
     try {
-      const row = await alerts.delivery(id);
-      const webhook = row && (await alerts.webhookById(row.webhookId));
-      if (!row || !webhook || row.status !== "pending") return;
-      const at = clock.now();
+      const webhook = await alerts.webhookById(row.webhookId);
+      if (!webhook) return;
       const secret = box.open(webhook.secretEncrypted, context(webhook));
-      const outcome = await postWebhook({
+      const timestamp = String(Math.floor(at / 1000));
+      outcome = await postWebhook({
         url: webhook.url,
         body: row.body,
         allowed: allowPrivate,
-        timeoutMs: attemptTimeoutMs,
+        deadlineMs: attemptDeadlineMs,
+        signal: shutdown.signal,
         headers: {
           "content-type": "application/json",
           "user-agent": `sdk-webhooks/${version}`,
           "x-sdk-event": row.type,
           "x-sdk-delivery": row.id,
-          "x-sdk-timestamp": String(Math.floor(at / 1000)),
-          "x-sdk-signature": webhookSignature(secret, row.body),
+          "x-sdk-timestamp": timestamp,
+          "x-sdk-signature": webhookSignature(secret, timestamp, row.body),
         },
       });
-      const attempts = [...JSON.parse(row.attempts), { at, ...outcome }];
-      const delay = retryDelaysMs[attempts.length - 1];
-      const delivered = outcome.error === null;
-      await alerts.recordAttempt(id, {
-        attempts: JSON.stringify(attempts),
-        status: delivered ? "delivered" : delay === undefined ? "failed" : "pending",
-        nextAttemptAt: delivered || delay === undefined ? null : at + delay,
-      });
-    } finally {
-      inFlight.delete(id);
+    } catch (error) {
+      // Recorded like any failed attempt, so it is retried on the schedule, not on every tick.
+      outcome = { status: null, error: `the attempt failed: ${(error as Error).message}` };
     }
+    // Cut short by shutdown: left pending as it was, so the next start attempts it again.
+    if (shutdown.signal.aborted) return;
+    const attempts = [...JSON.parse(row.attempts), { at, ...outcome }];
+    const delay = retryDelaysMs[attempts.length - 1];
+    const delivered = outcome.error === null;
+    await alerts.recordAttempt(row.id, {
+      attempts: JSON.stringify(attempts),
+      status: delivered ? "delivered" : delay === undefined ? "failed" : "pending",
+      nextAttemptAt: delivered || delay === undefined ? null : at + jittered(delay),
+    });
+  }
+
+  /**
+   * Starts an attempt unless one of this delivery runs already (then answers that one), or the
+   * caps are reached (then answers `undefined`: it stays due, and a later pass starts it).
+   */
+  function launch(row: DeliveryRow, force: boolean): Promise<void> | undefined {
+    const running = inFlight.get(row.id);
+    if (running) return running;
+    if (shutdown.signal.aborted || stopping) return undefined;
+    const perWebhook = webhookLoad.get(row.webhookId) ?? 0;
+    if (!force && (inFlight.size >= concurrentAttempts || perWebhook >= concurrentPerWebhook))
+      return undefined;
+    webhookLoad.set(row.webhookId, perWebhook + 1);
+    const work = attemptNow(row.id, force).finally(() => {
+      inFlight.delete(row.id);
+      const left = (webhookLoad.get(row.webhookId) ?? 1) - 1;
+      if (left > 0) webhookLoad.set(row.webhookId, left);
+      else webhookLoad.delete(row.webhookId);
+    });
+    inFlight.set(row.id, work);
+    return work;
+  }
+
+  /** Attempts a pending delivery now (within the caps); settles when that attempt is recorded. */
+  async function attempt(id: string, force = false): Promise<void> {
+    const running = inFlight.get(id);
+    if (running) return running;
+    const row = await alerts.delivery(id);
+    if (row?.status !== "pending") return;
+    await launch(row, force);
   }
 
   async function enqueue(webhook: WebhookRow, type: AlertEventType, body: Record<string, unknown>) {
@@ -147,7 +197,7 @@ export function alertsService(deps: {
       nextAttemptAt: now,
       createdAt: now,
     });
-    await alerts.pruneDeliveries(webhook.projectId, alertLimits.deliveriesKept);
+    await alerts.pruneDeliveries(webhook.projectId, alertLimits.deliveriesKept, alertLimits.pendingKept);
     return id;
   }
 
@@ -264,7 +314,7 @@ export function alertsService(deps: {
         deployment: null,
         details: {},
       });
-      await attempt(id);
+      await attempt(id, true);
       const row = await alerts.delivery(id);
       if (!row) throw new AppError("not_found", "The delivery was removed (its webhook was deleted)");
       return deliveryView(row);
@@ -296,13 +346,33 @@ export function alertsService(deps: {
       return ids;
     },
 
-    /** Attempts these deliveries now (in the background of the caller). */
-    attempt,
+    /** Attempts this delivery now, within the caps (in the background of the caller). */
+    attempt: (id: string) => attempt(id),
 
-    /** Attempts every delivery whose next attempt is due. */
-    async deliverDue(): Promise<void> {
-      const due = await alerts.due(clock.now(), 50);
-      await Promise.all(due.map((d) => attempt(d.id)));
+    /**
+     * Starts the attempts of the deliveries now due, within the caps, and returns without waiting
+     * for them: each runs on its own, so a slow receiver holds up no other delivery.
+     */
+    async deliverDue(onError: (error: unknown) => void): Promise<void> {
+      const free = concurrentAttempts - inFlight.size;
+      if (free <= 0) return;
+      for (const row of await alerts.due(clock.now(), free + inFlight.size)) {
+        if (inFlight.size >= concurrentAttempts) break;
+        launch(row, false)?.catch(onError);
+      }
+    },
+
+    /** Lets running attempts finish for a bounded time, then aborts the rest (they stay pending). */
+    async stop(): Promise<void> {
+      stopping = true;
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, stopGraceMs);
+      });
+      await Promise.race([Promise.allSettled([...inFlight.values()]), grace]);
+      clearTimeout(timer);
+      shutdown.abort();
+      await Promise.allSettled([...inFlight.values()]);
     },
 
     openEpisodes: () => alerts.openEpisodes(),

@@ -142,7 +142,7 @@ export function createServices({
     tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
     alerts,
     /** Alert rules over the bus and the webhook delivery queue (a lifecycle part). */
-    alertMonitor: new AlertMonitor({ alerts, repos, bus, clock, onError }),
+    alertMonitor: new AlertMonitor({ alerts, repos, bus, clock, onError, isOnline: deviceLink.isOnline }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

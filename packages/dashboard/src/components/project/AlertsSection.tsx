@@ -148,7 +148,8 @@ function WebhooksPart({ projectId, onSent }: { projectId: string; onSent: () => 
       <h3>Webhooks</h3>
       <p className="muted">
         Every alert is sent to each webhook as a JSON POST signed with <code>X-Sdk-Signature: sha256=…</code>{" "}
-        (HMAC-SHA256 of the body with the webhook's secret; see the API docs, “Alerts and webhooks”).
+        (HMAC-SHA256 of the timestamp header, a dot and the body, with the webhook's secret; see the API docs,
+        “Alerts and webhooks”).
       </p>
       {created && (
         <div className="callout" data-testid="created-webhook">
