@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
@@ -6,7 +7,7 @@ import { type TestContext, test } from "node:test";
 import { SdkApiError } from "@sdk/client";
 import pino from "pino";
 import type { Server } from "../src/app.ts";
-import { newSortableId } from "../src/lib/ids.ts";
+import { sortableIdBefore } from "../src/lib/ids.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { raw, startTestServer, tempDir } from "./helpers/server.ts";
@@ -14,10 +15,14 @@ import { raw, startTestServer, tempDir } from "./helpers/server.ts";
 const code = (c: string) => (e: unknown) => e instanceof SdkApiError && e.code === c;
 const dayMs = 86_400_000;
 
+/** A sortable id made at `at` (newSortableId never goes back in time within a process; rows here do). */
+const idAt = (prefix: string, at: number) =>
+  `${sortableIdBefore(prefix, at)}${[...randomBytes(10)].map((b) => "234567abcdefghijklmnopqrstuvwxyz"[b & 31]).join("")}`;
+
 /** Rows written straight into the tables (thousands through device sockets would be slow). */
 async function addLogs(server: Server, deviceId: string, count: number, at: (i: number) => number) {
   const rows = Array.from({ length: count }, (_, i) => ({
-    id: newSortableId("log", at(i)),
+    id: idAt("log", at(i)),
     deviceId,
     at: at(i),
     level: "info" as const,
@@ -39,7 +44,7 @@ async function addHistory(
   at: (i: number) => number,
 ) {
   const rows = Array.from({ length: count }, (_, i) => ({
-    id: newSortableId("sth", at(i)),
+    id: idAt("sth", at(i)),
     deviceId,
     entityId,
     value: JSON.stringify(i),
@@ -49,6 +54,14 @@ async function addHistory(
     await server.database.db
       .insertInto("deviceStateHistory")
       .values(rows.slice(i, i + 500))
+      .execute();
+  // As the real write path does: every history value's entity has a latest value.
+  const last = rows.at(-1);
+  if (last)
+    await server.database.db
+      .insertInto("deviceState")
+      .values({ deviceId, entityId, value: last.value, updatedAt: last.at })
+      .onConflict((oc) => oc.columns(["deviceId", "entityId"]).doNothing())
       .execute();
 }
 
@@ -171,8 +184,11 @@ test("the sweep prunes each project to its own rules, in batches, without holdin
 
   const order: string[] = [];
   const sweep = server.services.retention.sweep().then(() => order.push("sweep"));
-  // A device write issued after the sweep started is not held until the sweep ends.
-  const write = addLogs(server, b.deviceId, 1, () => now).then(() => order.push("write"));
+  // A device's log line issued after the sweep started, through the real write path (group
+  // commit), is stored before the sweep ends.
+  const write = server.services.deviceLogs
+    .append({ projectId: b.projectId, deviceId: b.deviceId }, "info", "device", "during the sweep")
+    .then(() => order.push("write"));
   await Promise.all([sweep, write]);
   assert.deepEqual(order, ["write", "sweep"]);
 

@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
+import { sortableIdBefore } from "../lib/ids.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { RetentionRepository, RetentionRules } from "../repositories/retention.ts";
 import { freeBytes } from "../storage/disk-space.ts";
@@ -29,6 +30,9 @@ export interface DiskStatus {
   /** DATABASE_MAX_MB, `null` for no cap (and with PostgreSQL, where it does not apply). */
   databaseMaxBytes: number | null;
 }
+
+/** The later of an age bound and the oldest id kept by count: everything below it goes. */
+const later = (age: string, kept: string | undefined) => (kept !== undefined && kept > age ? kept : age);
 
 /** Lets writes queued behind a batch of deletes go first. */
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -63,17 +67,15 @@ export function retentionService(deps: {
     return next;
   }
 
-  /** Deletes in statements of at most `batchRows` rows (and `max` in all), yielding between them. */
-  async function inBatches(step: (limit: number) => Promise<number>, max = Number.POSITIVE_INFINITY) {
+  /** Deletes in statements of at most `batchRows` rows, yielding after each. */
+  async function inBatches(step: (limit: number) => Promise<number>) {
     let total = 0;
-    while (total < max) {
-      const limit = Math.min(batchRows, max - total);
-      const removed = await step(limit);
+    for (;;) {
+      const removed = await step(batchRows);
       total += removed;
       await yieldTurn();
-      if (removed < limit) break;
+      if (removed < batchRows) return total;
     }
-    return total;
   }
 
   function view(row: (RetentionRules & { updatedAt: number }) | undefined): Retention {
@@ -123,6 +125,7 @@ export function retentionService(deps: {
     return { removed, overCap: (await databaseSize()).used > capBytes };
   }
 
+  /** Per device and per entity: entries older than the age rule or beyond the count, in batches. */
   async function applyRules(): Promise<number> {
     const now = clock.now();
     let removed = 0;
@@ -134,21 +137,16 @@ export function retentionService(deps: {
         stateHistoryMaxEntries: project.stateHistoryMaxEntries ?? defaults.stateHistoryMaxEntries,
         stateHistoryMaxAgeDays: project.stateHistoryMaxAgeDays ?? defaults.stateHistoryMaxAgeDays,
       };
-      const logCutoff = now - rules.logMaxAgeDays * dayMs;
-      removed += await inBatches((limit) => repo.deleteLogsOlderThan(id, logCutoff, limit));
-      for (const device of await repo.devicesOverLogCount(id, rules.logMaxEntries)) {
-        removed += await inBatches(
-          (limit) => repo.deleteOldestLogs(device.deviceId, limit),
-          device.count - rules.logMaxEntries,
-        );
+      const logAge = sortableIdBefore("log", now - rules.logMaxAgeDays * dayMs);
+      for (const deviceId of await repo.deviceIds(id)) {
+        const before = later(logAge, await repo.oldestLogKept(deviceId, rules.logMaxEntries));
+        removed += await inBatches((limit) => repo.deleteLogsBefore(deviceId, before, limit));
       }
-      const historyCutoff = now - rules.stateHistoryMaxAgeDays * dayMs;
-      removed += await inBatches((limit) => repo.deleteHistoryOlderThan(id, historyCutoff, limit));
-      for (const entity of await repo.entitiesOverHistoryCount(id, rules.stateHistoryMaxEntries)) {
-        removed += await inBatches(
-          (limit) => repo.deleteOldestHistory(entity.deviceId, entity.entityId, limit),
-          entity.count - rules.stateHistoryMaxEntries,
-        );
+      const historyAge = sortableIdBefore("sth", now - rules.stateHistoryMaxAgeDays * dayMs);
+      for (const { deviceId, entityId } of await repo.entities(id)) {
+        const kept = await repo.oldestHistoryKept(deviceId, entityId, rules.stateHistoryMaxEntries);
+        const before = later(historyAge, kept);
+        removed += await inBatches((limit) => repo.deleteHistoryBefore(deviceId, entityId, before, limit));
       }
     }
     return removed;
