@@ -234,6 +234,7 @@ test("over DATABASE_MAX_MB the oldest logs and history go first, whatever their 
 
   let runs = 0;
   while ((await server.services.retention.enforceCap()).overCap) assert.ok(++runs < 100);
+  assert.equal(server.database.walBytes(), 0, "the write-ahead log is truncated once space went back");
   const after = (await raw(`${url}/ready`)).body.result;
   assert.ok(after.databaseBytes <= 1048576, `${after.databaseBytes}`);
   assert.equal(after.databaseFreeBytes, 0, "freed pages are given back to the filesystem");

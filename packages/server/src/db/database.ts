@@ -22,6 +22,13 @@ export interface Database {
    * file shrinks after deletes. PostgreSQL: nothing (autovacuum makes the space reusable).
    */
   reclaimSpace(pages: number): Promise<void>;
+  /**
+   * SQLite: copies the write-ahead log into the file and truncates it to zero bytes, so space
+   * freed by a sweep leaves the WAL too. PostgreSQL: nothing.
+   */
+  checkpoint(): Promise<void>;
+  /** SQLite: the write-ahead log's size (`sdk.db-wal`); PostgreSQL: 0. */
+  walBytes(): number;
   /** Something the operator should know about the database file, found while opening it. */
   notice?: string;
   close(): Promise<void>;
@@ -40,14 +47,27 @@ const INT8_OID = 20;
 
 /** An existing database up to this size switches to incremental auto-vacuum at boot (one VACUUM). */
 const vacuumAtBootMaxBytes = 64 * 1024 * 1024;
+/** A WAL that grew past this during a burst is truncated back to it after each checkpoint. */
+const journalSizeLimitBytes = 64 * 1024 * 1024;
+
+/** Free bytes of the filesystem holding `dir` for an unprivileged process, `null` if unknown. */
+function freeBytesSync(dir: string): number | null {
+  try {
+    const stats = fs.statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Incremental auto-vacuum: the sweeper's `PRAGMA incremental_vacuum` hands freed pages back to
  * the filesystem, so the file shrinks instead of only ever growing. A new database gets it before
- * its first table; an existing one needs a full VACUUM (a rewrite: time and as much free space
- * again), done here when the file is small and otherwise left to the operator (the returned notice).
+ * its first table; an existing one needs a full VACUUM (a rewrite: time, and free space of about
+ * twice the file: the rewritten copy plus the write-ahead log that carries it back), done here when
+ * the file is small and the disk has room, otherwise left to the operator (the returned notice).
  */
-function useIncrementalVacuum(raw: DatabaseSync): string | undefined {
+function useIncrementalVacuum(raw: DatabaseSync, dataDir: string): string | undefined {
   const mode = () => Number((raw.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum);
   if (mode() === 2) return undefined;
   raw.exec("PRAGMA auto_vacuum = INCREMENTAL");
@@ -55,11 +75,17 @@ function useIncrementalVacuum(raw: DatabaseSync): string | undefined {
   const pages = raw.prepare("PRAGMA page_count").get() as { page_count: number };
   const size = raw.prepare("PRAGMA page_size").get() as { page_size: number };
   const bytes = Number(pages.page_count) * Number(size.page_size);
-  const how = "stop the server and run `sqlite3 DATA_DIR/sdk.db 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'`";
+  const how =
+    "stop the server and run `sqlite3 DATA_DIR/sdk.db 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'` on the host";
+  const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
   if (bytes > vacuumAtBootMaxBytes)
-    return `The database (${Math.round(bytes / 1048576)} MB) does not give freed space back to the disk: ${how} once (it needs as much free space again)`;
+    return `The database (${mb(bytes)}) does not give freed space back to the disk: ${how} once (it needs free space of twice its size)`;
+  const free = freeBytesSync(dataDir);
+  if (free !== null && free < 2 * bytes)
+    return `The database (${mb(bytes)}) does not give freed space back to the disk, and switching it needs ${mb(2 * bytes)} free in DATA_DIR (${mb(free)} now): skipped at this start; free some space and restart, or ${how} once`;
   try {
     raw.exec("VACUUM");
+    raw.exec("PRAGMA wal_checkpoint(TRUNCATE)"); // the rewrite went through the WAL: give it back
     return undefined;
   } catch (error) {
     return `Switching the database to incremental vacuum failed (${(error as Error).message}): ${how} once`;
@@ -89,6 +115,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let location: string;
   let notice: string | undefined;
   let reclaimSpace = async (_pages: number) => {};
+  let checkpoint = async () => {};
+  let walBytes = () => 0;
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -101,7 +129,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     location = path.join(options.dataDir, "sdk.db");
     const sqlite = openSqlite(location, options.sqliteBusyTimeoutMs ?? 2_000);
-    notice = useIncrementalVacuum(sqlite.raw);
+    sqlite.raw.exec(`PRAGMA journal_size_limit = ${journalSizeLimitBytes}`);
+    notice = useIncrementalVacuum(sqlite.raw, options.dataDir);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
     const kysely = db;
     // On the connection Kysely hands out one at a time, so never inside another caller's
@@ -110,6 +139,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       kysely.connection().execute(async () => {
         sqlite.raw.exec(`PRAGMA incremental_vacuum(${Math.max(0, Math.floor(pages))})`);
       });
+    checkpoint = () =>
+      kysely.connection().execute(async () => {
+        sqlite.raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      });
+    const wal = `${location}-wal`;
+    walBytes = () => {
+      try {
+        return fs.statSync(wal).size;
+      } catch {
+        return 0;
+      }
+    };
     dialect = "sqlite";
   }
   const batcher = new WriteBatcher(db, { maxQueued: options.writeQueueMaxRows });
@@ -119,6 +160,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     dialect,
     location,
     reclaimSpace: (pages) => reclaimSpace(pages),
+    checkpoint: () => checkpoint(),
+    walBytes: () => walBytes(),
     ...(notice ? { notice } : {}),
     close: async () => {
       await batcher.drain();

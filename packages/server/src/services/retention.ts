@@ -15,12 +15,14 @@ const dayMs = 86_400_000;
 const mb = 1024 * 1024;
 /** One run of the cap's enforcement removes at most this many batches; the next run goes on. */
 const capBatchesPerRun = 50;
-/** Free pages handed back to the filesystem per statement. */
-const reclaimPagesPerStep = 2048;
+/** Free pages handed back to the filesystem per statement (1 MB at 4 KB pages). */
+const reclaimPagesPerStep = 256;
 
 export interface DiskStatus {
   /** SQLite: the database file's size; PostgreSQL: pg_database_size. */
   databaseBytes: number;
+  /** SQLite: its write-ahead log's size (on disk besides databaseBytes); PostgreSQL: 0. */
+  databaseWalBytes: number;
   /** SQLite: free pages inside the file not yet given back to the filesystem. */
   databaseFreeBytes: number;
   /** Free space of the filesystem holding DATA_DIR; `null` when it cannot be read. */
@@ -44,7 +46,7 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function retentionService(deps: {
   repos: Pick<Repositories, "projects">;
   retention: RetentionRepository;
-  database: Pick<Database, "dialect" | "reclaimSpace">;
+  database: Pick<Database, "dialect" | "reclaimSpace" | "checkpoint" | "walBytes">;
   config: Pick<Config, "device" | "retention" | "dataDir">;
   clock: Clock;
 }) {
@@ -99,15 +101,19 @@ export function retentionService(deps: {
     return { ...size, used: size.bytes - size.freeBytes };
   }
 
+  /** Hands free pages back in small steps (writes go between them), then empties the WAL. */
   async function reclaim(): Promise<void> {
     if (database.dialect !== "sqlite") return;
+    let given = false;
     for (;;) {
       const { freeBytes: free } = await repo.size();
-      if (free === 0) return;
+      if (free === 0) break;
       await database.reclaimSpace(reclaimPagesPerStep);
       await yieldTurn();
-      if ((await repo.size()).freeBytes >= free) return; // nothing given back (not incremental)
+      if ((await repo.size()).freeBytes >= free) break; // nothing given back (not incremental)
+      given = true;
     }
+    if (given) await database.checkpoint();
   }
 
   /** SQLite only: PostgreSQL's size does not drop when rows are deleted, so it cannot steer this. */
@@ -156,6 +162,7 @@ export function retentionService(deps: {
     const [size, free] = await Promise.all([repo.size(), freeBytes(config.dataDir)]);
     return {
       databaseBytes: size.bytes,
+      databaseWalBytes: database.walBytes(),
       databaseFreeBytes: size.freeBytes,
       dataDirFreeBytes: free,
       diskLow: free !== null && config.retention.diskLowMb > 0 && free < config.retention.diskLowMb * mb,
