@@ -8,6 +8,10 @@ import { SdkApiError } from "@sdk/client";
 import pino from "pino";
 import type { Server } from "../src/app.ts";
 import { sortableIdBefore } from "../src/lib/ids.ts";
+import { projectsRepository } from "../src/repositories/projects.ts";
+import { retentionRepository } from "../src/repositories/retention.ts";
+import { retentionService } from "../src/services/retention.ts";
+import { Sweeper } from "../src/services/sweeper.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { raw, startTestServer, tempDir } from "./helpers/server.ts";
@@ -369,4 +373,79 @@ test("PostgreSQL: the same rules prune the same rows, and /ready shows the datab
   assert.equal(ready.database, "postgres");
   assert.ok(ready.databaseBytes > 0);
   assert.equal(ready.databaseMaxBytes, null, "the cap is SQLite's only");
+});
+
+test("the low-space warning does not flap: recovered only above DISK_LOW_MB plus 10 %", async (t) => {
+  const { server, dataDir } = await startTestServer(t, { env: { DISK_LOW_MB: "0" } });
+  let free = 200 * 1048576;
+  const retention = retentionService({
+    repos: { projects: projectsRepository(server.database.db) },
+    retention: retentionRepository(server.database.db, "sqlite"),
+    database: server.database,
+    config: { ...server.config, dataDir, retention: { ...server.config.retention, diskLowMb: 100 } },
+    clock: new TestClock(Date.UTC(2026, 5, 1)),
+    freeBytes: async () => free,
+  });
+  const mb = (n: number) => n * 1048576;
+  assert.equal(await retention.checkDisk(), undefined, "200 MB free: fine");
+  free = mb(99);
+  assert.equal((await retention.checkDisk())?.level, "warn");
+  assert.equal((await retention.diskStatus()).diskLow, true);
+  free = mb(101); // back over the threshold, not over it plus 10 %
+  assert.equal(await retention.checkDisk(), undefined);
+  assert.equal((await retention.diskStatus()).diskLow, true, "still low until 110 MB");
+  free = mb(99);
+  assert.equal(await retention.checkDisk(), undefined, "no second warning in the same episode");
+  free = mb(111);
+  const recovered = await retention.checkDisk();
+  assert.equal(recovered?.level, "info");
+  assert.match(recovered?.message ?? "", /Disk space recovered/);
+  assert.equal((await retention.diskStatus()).diskLow, false);
+  free = mb(105); // under 110 MB but over 100 MB: not low again
+  assert.equal(await retention.checkDisk(), undefined);
+  assert.equal((await retention.diskStatus()).diskLow, false);
+});
+
+test("/ready's 503 carries the disk figures in the error details", async (t) => {
+  const { url, dataDir } = await startTestServer(t, { env: { DISK_LOW_MB: "1000000000" } });
+  const other = new DatabaseSync(path.join(dataDir, "sdk.db"));
+  t.after(() => other.close());
+  other.exec("BEGIN EXCLUSIVE");
+  const res = await raw(`${url}/ready`);
+  other.exec("ROLLBACK");
+  assert.equal(res.status, 503);
+  assert.equal(res.body.error.code, "database_unavailable");
+  const details = res.body.error.details;
+  assert.ok(details.databaseBytes > 0, JSON.stringify(details));
+  assert.equal(typeof details.databaseWalBytes, "number");
+  assert.equal(details.diskLow, true);
+  assert.ok(details.dataDirFreeBytes === null || details.dataDirFreeBytes > 0);
+});
+
+test("stopping the sweeper aborts a running sweep and waits for it to end", async () => {
+  let sawAbort = false;
+  let ended = false;
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const sweeper = new Sweeper(
+    {
+      retention: async (signal) => {
+        started();
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        sawAbort = signal.aborted;
+        await new Promise((resolve) => setImmediate(resolve)); // one more batch boundary
+        ended = true;
+      },
+    },
+    (error) => assert.fail(String(error)),
+  );
+  const sweep = sweeper.sweep();
+  await running;
+  await sweeper.stop();
+  assert.ok(sawAbort && ended, "the sweep saw the abort and finished before stop() resolved");
+  await sweep;
 });

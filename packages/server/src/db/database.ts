@@ -3,7 +3,7 @@ import path from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { migrateToLatest } from "./migrations.ts";
+import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
 import { WriteBatcher } from "./write-batcher.ts";
@@ -41,7 +41,12 @@ export interface DatabaseOptions {
   sqliteBusyTimeoutMs?: number;
   /** Rows queued for the group commit at most (see WriteBatcher.room). */
   writeQueueMaxRows?: number;
+  /** Told before a step that may take long on a big database (a migration that builds an index). */
+  onSlowStep?: (message: string) => void;
 }
+
+/** A SQLite file from this size on makes a pending index-building migration worth a notice. */
+const slowMigrationNoticeBytes = 64 * 1024 * 1024;
 
 const INT8_OID = 20;
 
@@ -173,6 +178,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       dialect === "postgres"
         ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
         : undefined;
+    const big = dialect === "sqlite" && fs.statSync(location).size >= slowMigrationNoticeBytes;
+    const slow = big && options.onSlowStep ? await slowPendingMigrations(db as Kysely<unknown>, schema) : [];
+    if (slow.length > 0)
+      options.onSlowStep?.(
+        `Upgrading the database (${Math.round(fs.statSync(location).size / 1048576)} MB): ${slow.join(", ")}; this may take a while, the server starts once it is done`,
+      );
     await migrateToLatest(db as Kysely<unknown>, schema);
   } catch (error) {
     await database.close().catch(() => {});

@@ -27,7 +27,10 @@ export interface DiskStatus {
   databaseFreeBytes: number;
   /** Free space of the filesystem holding DATA_DIR; `null` when it cannot be read. */
   dataDirFreeBytes: number | null;
-  /** DATA_DIR has less than DISK_LOW_MB free: writes may soon fail. */
+  /**
+   * DATA_DIR has less than DISK_LOW_MB free: writes may soon fail. Once true it stays true until
+   * more than DISK_LOW_MB plus 10 % is free, so it does not flap around the threshold.
+   */
   diskLow: boolean;
   /** DATABASE_MAX_MB, `null` for no cap (and with PostgreSQL, where it does not apply). */
   databaseMaxBytes: number | null;
@@ -49,8 +52,11 @@ export function retentionService(deps: {
   database: Pick<Database, "dialect" | "reclaimSpace" | "checkpoint" | "walBytes">;
   config: Pick<Config, "device" | "retention" | "dataDir">;
   clock: Clock;
+  /** Free bytes of DATA_DIR's filesystem (tests pass their own). */
+  freeBytes?: (dir: string) => Promise<number | null>;
 }) {
   const { repos, retention: repo, database, config, clock } = deps;
+  const dataDirFree = deps.freeBytes ?? freeBytes;
   const defaults: RetentionRules = {
     logMaxEntries: config.device.logMaxEntries,
     logMaxAgeDays: config.device.logMaxAgeDays,
@@ -59,7 +65,11 @@ export function retentionService(deps: {
   };
   const batchRows = config.retention.batchRows;
   const capBytes = config.retention.databaseMaxMb * mb;
-  let lowEpisode = false;
+  const lowBytes = config.retention.diskLowMb * mb;
+  /** Hysteresis: once low, the disk counts as recovered only above DISK_LOW_MB plus 10 %. */
+  const recoveredBytes = lowBytes * 1.1;
+  let low = false;
+  let reportedLow = false;
   let running: Promise<unknown> = Promise.resolve();
 
   /** One sweep at a time: the hourly rules and the cap never delete side by side. */
@@ -69,15 +79,16 @@ export function retentionService(deps: {
     return next;
   }
 
-  /** Deletes in statements of at most `batchRows` rows, yielding after each. */
-  async function inBatches(step: (limit: number) => Promise<number>) {
+  /** Deletes in statements of at most `batchRows` rows, yielding after each; stops when aborted. */
+  async function inBatches(step: (limit: number) => Promise<number>, signal?: AbortSignal) {
     let total = 0;
-    for (;;) {
+    while (!signal?.aborted) {
       const removed = await step(batchRows);
       total += removed;
       await yieldTurn();
-      if (removed < batchRows) return total;
+      if (removed < batchRows) break;
     }
+    return total;
   }
 
   function view(row: (RetentionRules & { updatedAt: number }) | undefined): Retention {
@@ -132,7 +143,7 @@ export function retentionService(deps: {
   }
 
   /** Per device and per entity: entries older than the age rule or beyond the count, in batches. */
-  async function applyRules(): Promise<number> {
+  async function applyRules(signal?: AbortSignal): Promise<number> {
     const now = clock.now();
     let removed = 0;
     for (const project of await repo.allProjects()) {
@@ -145,27 +156,33 @@ export function retentionService(deps: {
       };
       const logAge = sortableIdBefore("log", now - rules.logMaxAgeDays * dayMs);
       for (const deviceId of await repo.deviceIds(id)) {
+        if (signal?.aborted) return removed;
         const before = later(logAge, await repo.oldestLogKept(deviceId, rules.logMaxEntries));
-        removed += await inBatches((limit) => repo.deleteLogsBefore(deviceId, before, limit));
+        removed += await inBatches((limit) => repo.deleteLogsBefore(deviceId, before, limit), signal);
       }
       const historyAge = sortableIdBefore("sth", now - rules.stateHistoryMaxAgeDays * dayMs);
       for (const { deviceId, entityId } of await repo.entities(id)) {
+        if (signal?.aborted) return removed;
         const kept = await repo.oldestHistoryKept(deviceId, entityId, rules.stateHistoryMaxEntries);
         const before = later(historyAge, kept);
-        removed += await inBatches((limit) => repo.deleteHistoryBefore(deviceId, entityId, before, limit));
+        removed += await inBatches(
+          (limit) => repo.deleteHistoryBefore(deviceId, entityId, before, limit),
+          signal,
+        );
       }
     }
     return removed;
   }
 
   async function diskStatus(): Promise<DiskStatus> {
-    const [size, free] = await Promise.all([repo.size(), freeBytes(config.dataDir)]);
+    const [size, free] = await Promise.all([repo.size(), dataDirFree(config.dataDir)]);
+    low = free !== null && lowBytes > 0 && free < (low ? recoveredBytes : lowBytes);
     return {
       databaseBytes: size.bytes,
       databaseWalBytes: database.walBytes(),
       databaseFreeBytes: size.freeBytes,
       dataDirFreeBytes: free,
-      diskLow: free !== null && config.retention.diskLowMb > 0 && free < config.retention.diskLowMb * mb,
+      diskLow: low,
       databaseMaxBytes: capBytes > 0 && database.dialect === "sqlite" ? capBytes : null,
     };
   }
@@ -201,9 +218,10 @@ export function retentionService(deps: {
     },
 
     /** The hourly sweep: every project's rules, then the cap, then the space given back. */
-    sweep: () =>
+    sweep: (signal?: AbortSignal) =>
       exclusive(async () => {
-        const removed = await applyRules();
+        const removed = await applyRules(signal);
+        if (signal?.aborted) return { removed, overCap: false };
         const cap = await enforceCap();
         await reclaim();
         return { removed: removed + cap.removed, overCap: cap.overCap };
@@ -220,8 +238,8 @@ export function retentionService(deps: {
      */
     async checkDisk(): Promise<{ level: "warn" | "info"; message: string } | undefined> {
       const status = await diskStatus();
-      if (status.diskLow === lowEpisode) return undefined;
-      lowEpisode = status.diskLow;
+      if (status.diskLow === reportedLow) return undefined;
+      reportedLow = status.diskLow;
       const free = `${Math.round((status.dataDirFreeBytes ?? 0) / mb)} MB`;
       return status.diskLow
         ? {
