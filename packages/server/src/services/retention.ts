@@ -14,7 +14,7 @@ import { iso } from "./views.ts";
 const dayMs = 86_400_000;
 const mb = 1024 * 1024;
 /** One run of the cap's enforcement removes at most this many batches; the next run goes on. */
-const capBatchesPerRun = 50;
+const capBatchesPerRun = 500;
 /** Free pages handed back to the filesystem per statement (1 MB at 4 KB pages). */
 const reclaimPagesPerStep = 256;
 
