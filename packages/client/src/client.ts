@@ -123,6 +123,8 @@ export class SdkClient {
     /** The database's size; SQLite: its free pages not yet given back; DATA_DIR's free space. */
     databaseBytes: number;
     databaseFreeBytes: number;
+    /** SQLite: the write-ahead log's size, on disk besides databaseBytes; PostgreSQL: 0. */
+    databaseWalBytes: number;
     dataDirFreeBytes: number | null;
     databaseMaxBytes: number | null;
     /** DATA_DIR has less than DISK_LOW_MB free. */

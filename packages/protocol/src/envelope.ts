@@ -6,6 +6,8 @@ export const ErrorBody = z.object({
   docs: z.string(),
   /** For `invalid_request`: each bad field and what is wrong with it. */
   fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  /** Facts that explain the error, e.g. the disk figures of a 503 from `/ready`. */
+  details: z.record(z.string(), z.unknown()).optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 

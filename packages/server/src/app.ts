@@ -121,6 +121,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     writeQueueMaxRows: config.writeQueueMaxRows,
+    onSlowStep: (message) => logger.warn(message),
   });
   if (database.notice) logger.warn(database.notice);
   const box = SecretBox.fromKeyFile(config.dataDir);

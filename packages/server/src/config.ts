@@ -277,7 +277,7 @@ export function loadConfig(
       stateHistoryMaxAgeDays: integer(env, "STATE_HISTORY_MAX_AGE_DAYS", 30, 1, 3650),
       databaseMaxMb: integer(env, "DATABASE_MAX_MB", 0, 0, 10_000_000),
       diskLowMb: integer(env, "DISK_LOW_MB", 256, 0, 1_000_000_000),
-      batchRows: integer(env, "RETENTION_BATCH_ROWS", 1000, 10, 100_000),
+      batchRows: integer(env, "RETENTION_BATCH_ROWS", 100, 10, 100_000),
     },
     webhooks: { allowPrivate: webhookAllowPrivate(env) },
     writeQueueMaxRows: integer(env, "WRITE_QUEUE_MAX_ROWS", 20_000, 10, 1_000_000),

@@ -6,11 +6,16 @@ export class AppError extends Error {
   readonly status: number;
   readonly fields?: { path: string; message: string }[];
   readonly headers?: Record<string, string>;
+  readonly details?: Record<string, unknown>;
 
   constructor(
     code: ErrorCode,
     message: string = errorCatalog[code].message,
-    extra: { fields?: { path: string; message: string }[]; headers?: Record<string, string> } = {},
+    extra: {
+      fields?: { path: string; message: string }[];
+      headers?: Record<string, string>;
+      details?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = "AppError";
@@ -18,6 +23,7 @@ export class AppError extends Error {
     this.status = errorCatalog[code].status;
     this.fields = extra.fields;
     this.headers = extra.headers;
+    this.details = extra.details;
   }
 }
 

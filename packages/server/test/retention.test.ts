@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
@@ -6,7 +7,11 @@ import { type TestContext, test } from "node:test";
 import { SdkApiError } from "@sdk/client";
 import pino from "pino";
 import type { Server } from "../src/app.ts";
-import { newSortableId } from "../src/lib/ids.ts";
+import { sortableIdBefore } from "../src/lib/ids.ts";
+import { projectsRepository } from "../src/repositories/projects.ts";
+import { retentionRepository } from "../src/repositories/retention.ts";
+import { retentionService } from "../src/services/retention.ts";
+import { Sweeper } from "../src/services/sweeper.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { raw, startTestServer, tempDir } from "./helpers/server.ts";
@@ -14,10 +19,14 @@ import { raw, startTestServer, tempDir } from "./helpers/server.ts";
 const code = (c: string) => (e: unknown) => e instanceof SdkApiError && e.code === c;
 const dayMs = 86_400_000;
 
+/** A sortable id made at `at` (newSortableId never goes back in time within a process; rows here do). */
+const idAt = (prefix: string, at: number) =>
+  `${sortableIdBefore(prefix, at)}${[...randomBytes(10)].map((b) => "234567abcdefghijklmnopqrstuvwxyz"[b & 31]).join("")}`;
+
 /** Rows written straight into the tables (thousands through device sockets would be slow). */
 async function addLogs(server: Server, deviceId: string, count: number, at: (i: number) => number) {
   const rows = Array.from({ length: count }, (_, i) => ({
-    id: newSortableId("log", at(i)),
+    id: idAt("log", at(i)),
     deviceId,
     at: at(i),
     level: "info" as const,
@@ -39,7 +48,7 @@ async function addHistory(
   at: (i: number) => number,
 ) {
   const rows = Array.from({ length: count }, (_, i) => ({
-    id: newSortableId("sth", at(i)),
+    id: idAt("sth", at(i)),
     deviceId,
     entityId,
     value: JSON.stringify(i),
@@ -49,6 +58,14 @@ async function addHistory(
     await server.database.db
       .insertInto("deviceStateHistory")
       .values(rows.slice(i, i + 500))
+      .execute();
+  // As the real write path does: every history value's entity has a latest value.
+  const last = rows.at(-1);
+  if (last)
+    await server.database.db
+      .insertInto("deviceState")
+      .values({ deviceId, entityId, value: last.value, updatedAt: last.at })
+      .onConflict((oc) => oc.columns(["deviceId", "entityId"]).doNothing())
       .execute();
 }
 
@@ -171,8 +188,11 @@ test("the sweep prunes each project to its own rules, in batches, without holdin
 
   const order: string[] = [];
   const sweep = server.services.retention.sweep().then(() => order.push("sweep"));
-  // A device write issued after the sweep started is not held until the sweep ends.
-  const write = addLogs(server, b.deviceId, 1, () => now).then(() => order.push("write"));
+  // A device's log line issued after the sweep started, through the real write path (group
+  // commit), is stored before the sweep ends.
+  const write = server.services.deviceLogs
+    .append({ projectId: b.projectId, deviceId: b.deviceId }, "info", "device", "during the sweep")
+    .then(() => order.push("write"));
   await Promise.all([sweep, write]);
   assert.deepEqual(order, ["write", "sweep"]);
 
@@ -218,6 +238,7 @@ test("over DATABASE_MAX_MB the oldest logs and history go first, whatever their 
 
   let runs = 0;
   while ((await server.services.retention.enforceCap()).overCap) assert.ok(++runs < 100);
+  assert.equal(server.database.walBytes(), 0, "the write-ahead log is truncated once space went back");
   const after = (await raw(`${url}/ready`)).body.result;
   assert.ok(after.databaseBytes <= 1048576, `${after.databaseBytes}`);
   assert.equal(after.databaseFreeBytes, 0, "freed pages are given back to the filesystem");
@@ -352,4 +373,79 @@ test("PostgreSQL: the same rules prune the same rows, and /ready shows the datab
   assert.equal(ready.database, "postgres");
   assert.ok(ready.databaseBytes > 0);
   assert.equal(ready.databaseMaxBytes, null, "the cap is SQLite's only");
+});
+
+test("the low-space warning does not flap: recovered only above DISK_LOW_MB plus 10 %", async (t) => {
+  const { server, dataDir } = await startTestServer(t, { env: { DISK_LOW_MB: "0" } });
+  let free = 200 * 1048576;
+  const retention = retentionService({
+    repos: { projects: projectsRepository(server.database.db) },
+    retention: retentionRepository(server.database.db, "sqlite"),
+    database: server.database,
+    config: { ...server.config, dataDir, retention: { ...server.config.retention, diskLowMb: 100 } },
+    clock: new TestClock(Date.UTC(2026, 5, 1)),
+    freeBytes: async () => free,
+  });
+  const mb = (n: number) => n * 1048576;
+  assert.equal(await retention.checkDisk(), undefined, "200 MB free: fine");
+  free = mb(99);
+  assert.equal((await retention.checkDisk())?.level, "warn");
+  assert.equal((await retention.diskStatus()).diskLow, true);
+  free = mb(101); // back over the threshold, not over it plus 10 %
+  assert.equal(await retention.checkDisk(), undefined);
+  assert.equal((await retention.diskStatus()).diskLow, true, "still low until 110 MB");
+  free = mb(99);
+  assert.equal(await retention.checkDisk(), undefined, "no second warning in the same episode");
+  free = mb(111);
+  const recovered = await retention.checkDisk();
+  assert.equal(recovered?.level, "info");
+  assert.match(recovered?.message ?? "", /Disk space recovered/);
+  assert.equal((await retention.diskStatus()).diskLow, false);
+  free = mb(105); // under 110 MB but over 100 MB: not low again
+  assert.equal(await retention.checkDisk(), undefined);
+  assert.equal((await retention.diskStatus()).diskLow, false);
+});
+
+test("/ready's 503 carries the disk figures in the error details", async (t) => {
+  const { url, dataDir } = await startTestServer(t, { env: { DISK_LOW_MB: "1000000000" } });
+  const other = new DatabaseSync(path.join(dataDir, "sdk.db"));
+  t.after(() => other.close());
+  other.exec("BEGIN EXCLUSIVE");
+  const res = await raw(`${url}/ready`);
+  other.exec("ROLLBACK");
+  assert.equal(res.status, 503);
+  assert.equal(res.body.error.code, "database_unavailable");
+  const details = res.body.error.details;
+  assert.ok(details.databaseBytes > 0, JSON.stringify(details));
+  assert.equal(typeof details.databaseWalBytes, "number");
+  assert.equal(details.diskLow, true);
+  assert.ok(details.dataDirFreeBytes === null || details.dataDirFreeBytes > 0);
+});
+
+test("stopping the sweeper aborts a running sweep and waits for it to end", async () => {
+  let sawAbort = false;
+  let ended = false;
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const sweeper = new Sweeper(
+    {
+      retention: async (signal) => {
+        started();
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        sawAbort = signal.aborted;
+        await new Promise((resolve) => setImmediate(resolve)); // one more batch boundary
+        ended = true;
+      },
+    },
+    (error) => assert.fail(String(error)),
+  );
+  const sweep = sweeper.sweep();
+  await running;
+  await sweeper.stop();
+  assert.ok(sawAbort && ended, "the sweep saw the abort and finished before stop() resolved");
+  await sweep;
 });

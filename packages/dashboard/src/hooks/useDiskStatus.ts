@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 export interface DiskStatus {
   databaseBytes: number;
   databaseFreeBytes: number;
+  databaseWalBytes?: number;
   dataDirFreeBytes: number | null;
   databaseMaxBytes: number | null;
   diskLow: boolean;

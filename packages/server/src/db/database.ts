@@ -3,7 +3,7 @@ import path from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { migrateToLatest } from "./migrations.ts";
+import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
 import { WriteBatcher } from "./write-batcher.ts";
@@ -22,6 +22,13 @@ export interface Database {
    * file shrinks after deletes. PostgreSQL: nothing (autovacuum makes the space reusable).
    */
   reclaimSpace(pages: number): Promise<void>;
+  /**
+   * SQLite: copies the write-ahead log into the file and truncates it to zero bytes, so space
+   * freed by a sweep leaves the WAL too. PostgreSQL: nothing.
+   */
+  checkpoint(): Promise<void>;
+  /** SQLite: the write-ahead log's size (`sdk.db-wal`); PostgreSQL: 0. */
+  walBytes(): number;
   /** Something the operator should know about the database file, found while opening it. */
   notice?: string;
   close(): Promise<void>;
@@ -34,20 +41,38 @@ export interface DatabaseOptions {
   sqliteBusyTimeoutMs?: number;
   /** Rows queued for the group commit at most (see WriteBatcher.room). */
   writeQueueMaxRows?: number;
+  /** Told before a step that may take long on a big database (a migration that builds an index). */
+  onSlowStep?: (message: string) => void;
 }
+
+/** A SQLite file from this size on makes a pending index-building migration worth a notice. */
+const slowMigrationNoticeBytes = 64 * 1024 * 1024;
 
 const INT8_OID = 20;
 
 /** An existing database up to this size switches to incremental auto-vacuum at boot (one VACUUM). */
 const vacuumAtBootMaxBytes = 64 * 1024 * 1024;
+/** A WAL that grew past this during a burst is truncated back to it after each checkpoint. */
+const journalSizeLimitBytes = 64 * 1024 * 1024;
+
+/** Free bytes of the filesystem holding `dir` for an unprivileged process, `null` if unknown. */
+function freeBytesSync(dir: string): number | null {
+  try {
+    const stats = fs.statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Incremental auto-vacuum: the sweeper's `PRAGMA incremental_vacuum` hands freed pages back to
  * the filesystem, so the file shrinks instead of only ever growing. A new database gets it before
- * its first table; an existing one needs a full VACUUM (a rewrite: time and as much free space
- * again), done here when the file is small and otherwise left to the operator (the returned notice).
+ * its first table; an existing one needs a full VACUUM (a rewrite: time, and free space of about
+ * twice the file: the rewritten copy plus the write-ahead log that carries it back), done here when
+ * the file is small and the disk has room, otherwise left to the operator (the returned notice).
  */
-function useIncrementalVacuum(raw: DatabaseSync): string | undefined {
+function useIncrementalVacuum(raw: DatabaseSync, dataDir: string): string | undefined {
   const mode = () => Number((raw.prepare("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum);
   if (mode() === 2) return undefined;
   raw.exec("PRAGMA auto_vacuum = INCREMENTAL");
@@ -55,11 +80,17 @@ function useIncrementalVacuum(raw: DatabaseSync): string | undefined {
   const pages = raw.prepare("PRAGMA page_count").get() as { page_count: number };
   const size = raw.prepare("PRAGMA page_size").get() as { page_size: number };
   const bytes = Number(pages.page_count) * Number(size.page_size);
-  const how = "stop the server and run `sqlite3 DATA_DIR/sdk.db 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'`";
+  const how =
+    "stop the server and run `sqlite3 DATA_DIR/sdk.db 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'` on the host";
+  const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
   if (bytes > vacuumAtBootMaxBytes)
-    return `The database (${Math.round(bytes / 1048576)} MB) does not give freed space back to the disk: ${how} once (it needs as much free space again)`;
+    return `The database (${mb(bytes)}) does not give freed space back to the disk: ${how} once (it needs free space of twice its size)`;
+  const free = freeBytesSync(dataDir);
+  if (free !== null && free < 2 * bytes)
+    return `The database (${mb(bytes)}) does not give freed space back to the disk, and switching it needs ${mb(2 * bytes)} free in DATA_DIR (${mb(free)} now): skipped at this start; free some space and restart, or ${how} once`;
   try {
     raw.exec("VACUUM");
+    raw.exec("PRAGMA wal_checkpoint(TRUNCATE)"); // the rewrite went through the WAL: give it back
     return undefined;
   } catch (error) {
     return `Switching the database to incremental vacuum failed (${(error as Error).message}): ${how} once`;
@@ -89,6 +120,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let location: string;
   let notice: string | undefined;
   let reclaimSpace = async (_pages: number) => {};
+  let checkpoint = async () => {};
+  let walBytes = () => 0;
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -101,7 +134,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     location = path.join(options.dataDir, "sdk.db");
     const sqlite = openSqlite(location, options.sqliteBusyTimeoutMs ?? 2_000);
-    notice = useIncrementalVacuum(sqlite.raw);
+    sqlite.raw.exec(`PRAGMA journal_size_limit = ${journalSizeLimitBytes}`);
+    notice = useIncrementalVacuum(sqlite.raw, options.dataDir);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
     const kysely = db;
     // On the connection Kysely hands out one at a time, so never inside another caller's
@@ -110,6 +144,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       kysely.connection().execute(async () => {
         sqlite.raw.exec(`PRAGMA incremental_vacuum(${Math.max(0, Math.floor(pages))})`);
       });
+    checkpoint = () =>
+      kysely.connection().execute(async () => {
+        sqlite.raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      });
+    const wal = `${location}-wal`;
+    walBytes = () => {
+      try {
+        return fs.statSync(wal).size;
+      } catch {
+        return 0;
+      }
+    };
     dialect = "sqlite";
   }
   const batcher = new WriteBatcher(db, { maxQueued: options.writeQueueMaxRows });
@@ -119,6 +165,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     dialect,
     location,
     reclaimSpace: (pages) => reclaimSpace(pages),
+    checkpoint: () => checkpoint(),
+    walBytes: () => walBytes(),
     ...(notice ? { notice } : {}),
     close: async () => {
       await batcher.drain();
@@ -130,6 +178,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       dialect === "postgres"
         ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
         : undefined;
+    const big = dialect === "sqlite" && fs.statSync(location).size >= slowMigrationNoticeBytes;
+    const slow = big && options.onSlowStep ? await slowPendingMigrations(db as Kysely<unknown>, schema) : [];
+    if (slow.length > 0)
+      options.onSlowStep?.(
+        `Upgrading the database (${Math.round(fs.statSync(location).size / 1048576)} MB): ${slow.join(", ")}; this may take a while, the server starts once it is done`,
+      );
     await migrateToLatest(db as Kysely<unknown>, schema);
   } catch (error) {
     await database.close().catch(() => {});

@@ -177,6 +177,19 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/** Migrations that rewrite or index a table that grows (state history), so may take a while. */
+const slowOnBigDatabases: Record<string, string> = {
+  "0006_retention": "indexing state history by time",
+};
+
+/** What the pending migrations will do that may take long on a big database, if anything. */
+export async function slowPendingMigrations(db: Kysely<unknown>, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  return (await migrator.getMigrations())
+    .filter((m) => m.executedAt === undefined && slowOnBigDatabases[m.name] !== undefined)
+    .map((m) => slowOnBigDatabases[m.name]!);
+}
+
 /**
  * `schema`: on PostgreSQL, the connection's current schema. Without it Kysely looks for its
  * bookkeeping tables in every schema and skips creating them when another schema has them.

@@ -67,6 +67,7 @@ function sendError(
       message: error.message,
       docs: docsUrl(request, publicUrl, error.code),
       ...(error.fields ? { fields: error.fields } : {}),
+      ...(error.details ? { details: error.details } : {}),
     },
   });
 }

@@ -52,11 +52,23 @@ export function newSortableId(prefix: string, now: number): string {
     lastTime = now;
     lastRandom = randomOrdered(10);
   }
+  return `${prefix}_${timePart(Math.max(lastTime, now))}${lastRandom}`;
+}
+
+function timePart(at: number): string {
   let time = "";
-  let t = Math.max(lastTime, now);
+  let t = Math.max(0, Math.floor(at));
   for (let i = 0; i < 10; i++) {
     time = ordered[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  return `${prefix}_${time}${lastRandom}`;
+  return time;
+}
+
+/**
+ * Sorts after every sortable id of `prefix` made before `at` and before every one made at or
+ * after it: `id < sortableIdBefore(prefix, at)` selects rows created before `at` by the index on id.
+ */
+export function sortableIdBefore(prefix: string, at: number): string {
+  return `${prefix}_${timePart(at)}`;
 }

@@ -67,8 +67,5 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     },
     /** `null` while the write queue has room, else a promise that resolves when it has. */
     room: () => batcher.room(),
-    pruneOlderThan: async (cutoff: number) => {
-      await db.deleteFrom("deviceLogs").where("at", "<", cutoff).execute();
-    },
   };
 }

@@ -12,8 +12,9 @@ export interface RetentionRules {
 const deleted = (result: { numDeletedRows: bigint } | undefined) => Number(result?.numDeletedRows ?? 0);
 
 /**
- * Retention: each project's rules and the sweeper's deletes. Every delete removes at most `limit`
- * rows, so one statement never holds the database for long.
+ * Retention: each project's rules and the sweeper's deletes. Every statement reads only what it
+ * returns or removes (at most `limit` rows, or a device's kept count) through the per-device
+ * indexes on sortable ids, so none holds the database for long however big the tables are.
  */
 export function retentionRepository(db: Kysely<DB>, dialect: "sqlite" | "postgres") {
   return {
@@ -47,36 +48,38 @@ export function retentionRepository(db: Kysely<DB>, dialect: "sqlite" | "postgre
         .orderBy("projects.id")
         .execute(),
 
-    deleteLogsOlderThan: async (projectId: string, cutoff: number, limit: number) =>
-      deleted(
-        await db
-          .deleteFrom("deviceLogs")
-          .where(
-            "id",
-            "in",
-            db
-              .selectFrom("deviceLogs")
-              .innerJoin("devices", "devices.id", "deviceLogs.deviceId")
-              .select("deviceLogs.id")
-              .where("devices.projectId", "=", projectId)
-              .where("deviceLogs.at", "<", cutoff)
-              .limit(limit),
-          )
-          .executeTakeFirst(),
-      ),
-    /** The project's devices with more than `keep` log entries, and how many they have. */
-    devicesOverLogCount: async (projectId: string, keep: number) =>
+    /** The project's devices, for the per-device passes. */
+    deviceIds: async (projectId: string) =>
+      (
+        await db.selectFrom("devices").select("id").where("projectId", "=", projectId).orderBy("id").execute()
+      ).map((r) => r.id),
+    /** The project's state entities (every history value has its entity's latest value). */
+    entities: (projectId: string) =>
+      db
+        .selectFrom("deviceState")
+        .innerJoin("devices", "devices.id", "deviceState.deviceId")
+        .select(["deviceState.deviceId", "deviceState.entityId"])
+        .where("devices.projectId", "=", projectId)
+        .orderBy("deviceState.deviceId")
+        .orderBy("deviceState.entityId")
+        .execute(),
+    /**
+     * The id of the device's `keep`-th newest log entry (the oldest to keep), `undefined` with
+     * fewer: reads at most `keep` entries of the (deviceId, id) index.
+     */
+    oldestLogKept: async (deviceId: string, keep: number) =>
       (
         await db
           .selectFrom("deviceLogs")
-          .innerJoin("devices", "devices.id", "deviceLogs.deviceId")
-          .select(["deviceLogs.deviceId", (eb) => eb.fn.countAll().as("n")])
-          .where("devices.projectId", "=", projectId)
-          .groupBy("deviceLogs.deviceId")
-          .having((eb) => eb.fn.countAll(), ">", keep)
-          .execute()
-      ).map((r) => ({ deviceId: r.deviceId, count: Number(r.n) })),
-    deleteOldestLogs: async (deviceId: string, limit: number) =>
+          .select("id")
+          .where("deviceId", "=", deviceId)
+          .orderBy("id", "desc")
+          .offset(Math.max(0, keep - 1))
+          .limit(1)
+          .executeTakeFirst()
+      )?.id,
+    /** Removes up to `limit` of the device's entries with an id below `before`, oldest first. */
+    deleteLogsBefore: async (deviceId: string, before: string, limit: number) =>
       deleted(
         await db
           .deleteFrom("deviceLogs")
@@ -87,46 +90,27 @@ export function retentionRepository(db: Kysely<DB>, dialect: "sqlite" | "postgre
               .selectFrom("deviceLogs")
               .select("id")
               .where("deviceId", "=", deviceId)
+              .where("id", "<", before)
               .orderBy("id")
               .limit(limit),
           )
           .executeTakeFirst(),
       ),
 
-    deleteHistoryOlderThan: async (projectId: string, cutoff: number, limit: number) =>
-      deleted(
-        await db
-          .deleteFrom("deviceStateHistory")
-          .where(
-            "id",
-            "in",
-            db
-              .selectFrom("deviceStateHistory")
-              .innerJoin("devices", "devices.id", "deviceStateHistory.deviceId")
-              .select("deviceStateHistory.id")
-              .where("devices.projectId", "=", projectId)
-              .where("deviceStateHistory.at", "<", cutoff)
-              .limit(limit),
-          )
-          .executeTakeFirst(),
-      ),
-    /** The project's state entities with more than `keep` history values, and how many they have. */
-    entitiesOverHistoryCount: async (projectId: string, keep: number) =>
+    /** Like oldestLogKept, for one state entity's history. */
+    oldestHistoryKept: async (deviceId: string, entityId: string, keep: number) =>
       (
         await db
           .selectFrom("deviceStateHistory")
-          .innerJoin("devices", "devices.id", "deviceStateHistory.deviceId")
-          .select([
-            "deviceStateHistory.deviceId",
-            "deviceStateHistory.entityId",
-            (eb) => eb.fn.countAll().as("n"),
-          ])
-          .where("devices.projectId", "=", projectId)
-          .groupBy(["deviceStateHistory.deviceId", "deviceStateHistory.entityId"])
-          .having((eb) => eb.fn.countAll(), ">", keep)
-          .execute()
-      ).map((r) => ({ deviceId: r.deviceId, entityId: r.entityId, count: Number(r.n) })),
-    deleteOldestHistory: async (deviceId: string, entityId: string, limit: number) =>
+          .select("id")
+          .where("deviceId", "=", deviceId)
+          .where("entityId", "=", entityId)
+          .orderBy("id", "desc")
+          .offset(Math.max(0, keep - 1))
+          .limit(1)
+          .executeTakeFirst()
+      )?.id,
+    deleteHistoryBefore: async (deviceId: string, entityId: string, before: string, limit: number) =>
       deleted(
         await db
           .deleteFrom("deviceStateHistory")
@@ -138,6 +122,7 @@ export function retentionRepository(db: Kysely<DB>, dialect: "sqlite" | "postgre
               .select("id")
               .where("deviceId", "=", deviceId)
               .where("entityId", "=", entityId)
+              .where("id", "<", before)
               .orderBy("id")
               .limit(limit),
           )

@@ -93,8 +93,6 @@ export function deviceLogsService(deps: {
         message: r.message,
       }));
     },
-
-    pruneByAge: () => repos.deviceLogs.pruneOlderThan(clock.now() - limits.logMaxAgeDays * 86_400_000),
   };
 }
 export type DeviceLogsService = ReturnType<typeof deviceLogsService>;

@@ -14,5 +14,7 @@ export function readinessService(deps: {
       await deps.repos.readiness.write("probe", deps.clock.now());
       return { status: "ready", database: deps.dialect, ...(await deps.disk()) };
     },
+    /** The disk figures alone, for a failed check (a full disk is a likely reason); `undefined` if unreadable. */
+    disk: (): Promise<DiskStatus | undefined> => deps.disk().catch(() => undefined),
   };
 }

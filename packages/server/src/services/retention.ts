@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
+import { sortableIdBefore } from "../lib/ids.ts";
 import type { Repositories } from "../repositories/index.ts";
 import type { RetentionRepository, RetentionRules } from "../repositories/retention.ts";
 import { freeBytes } from "../storage/disk-space.ts";
@@ -13,22 +14,30 @@ import { iso } from "./views.ts";
 const dayMs = 86_400_000;
 const mb = 1024 * 1024;
 /** One run of the cap's enforcement removes at most this many batches; the next run goes on. */
-const capBatchesPerRun = 50;
-/** Free pages handed back to the filesystem per statement. */
-const reclaimPagesPerStep = 2048;
+const capBatchesPerRun = 500;
+/** Free pages handed back to the filesystem per statement (1 MB at 4 KB pages). */
+const reclaimPagesPerStep = 256;
 
 export interface DiskStatus {
   /** SQLite: the database file's size; PostgreSQL: pg_database_size. */
   databaseBytes: number;
+  /** SQLite: its write-ahead log's size (on disk besides databaseBytes); PostgreSQL: 0. */
+  databaseWalBytes: number;
   /** SQLite: free pages inside the file not yet given back to the filesystem. */
   databaseFreeBytes: number;
   /** Free space of the filesystem holding DATA_DIR; `null` when it cannot be read. */
   dataDirFreeBytes: number | null;
-  /** DATA_DIR has less than DISK_LOW_MB free: writes may soon fail. */
+  /**
+   * DATA_DIR has less than DISK_LOW_MB free: writes may soon fail. Once true it stays true until
+   * more than DISK_LOW_MB plus 10 % is free, so it does not flap around the threshold.
+   */
   diskLow: boolean;
   /** DATABASE_MAX_MB, `null` for no cap (and with PostgreSQL, where it does not apply). */
   databaseMaxBytes: number | null;
 }
+
+/** The later of an age bound and the oldest id kept by count: everything below it goes. */
+const later = (age: string, kept: string | undefined) => (kept !== undefined && kept > age ? kept : age);
 
 /** Lets writes queued behind a batch of deletes go first. */
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -40,11 +49,14 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function retentionService(deps: {
   repos: Pick<Repositories, "projects">;
   retention: RetentionRepository;
-  database: Pick<Database, "dialect" | "reclaimSpace">;
+  database: Pick<Database, "dialect" | "reclaimSpace" | "checkpoint" | "walBytes">;
   config: Pick<Config, "device" | "retention" | "dataDir">;
   clock: Clock;
+  /** Free bytes of DATA_DIR's filesystem (tests pass their own). */
+  freeBytes?: (dir: string) => Promise<number | null>;
 }) {
   const { repos, retention: repo, database, config, clock } = deps;
+  const dataDirFree = deps.freeBytes ?? freeBytes;
   const defaults: RetentionRules = {
     logMaxEntries: config.device.logMaxEntries,
     logMaxAgeDays: config.device.logMaxAgeDays,
@@ -53,7 +65,11 @@ export function retentionService(deps: {
   };
   const batchRows = config.retention.batchRows;
   const capBytes = config.retention.databaseMaxMb * mb;
-  let lowEpisode = false;
+  const lowBytes = config.retention.diskLowMb * mb;
+  /** Hysteresis: once low, the disk counts as recovered only above DISK_LOW_MB plus 10 %. */
+  const recoveredBytes = lowBytes * 1.1;
+  let low = false;
+  let reportedLow = false;
   let running: Promise<unknown> = Promise.resolve();
 
   /** One sweep at a time: the hourly rules and the cap never delete side by side. */
@@ -63,15 +79,14 @@ export function retentionService(deps: {
     return next;
   }
 
-  /** Deletes in statements of at most `batchRows` rows (and `max` in all), yielding between them. */
-  async function inBatches(step: (limit: number) => Promise<number>, max = Number.POSITIVE_INFINITY) {
+  /** Deletes in statements of at most `batchRows` rows, yielding after each; stops when aborted. */
+  async function inBatches(step: (limit: number) => Promise<number>, signal?: AbortSignal) {
     let total = 0;
-    while (total < max) {
-      const limit = Math.min(batchRows, max - total);
-      const removed = await step(limit);
+    while (!signal?.aborted) {
+      const removed = await step(batchRows);
       total += removed;
       await yieldTurn();
-      if (removed < limit) break;
+      if (removed < batchRows) break;
     }
     return total;
   }
@@ -97,15 +112,19 @@ export function retentionService(deps: {
     return { ...size, used: size.bytes - size.freeBytes };
   }
 
+  /** Hands free pages back in small steps (writes go between them), then empties the WAL. */
   async function reclaim(): Promise<void> {
     if (database.dialect !== "sqlite") return;
+    let given = false;
     for (;;) {
       const { freeBytes: free } = await repo.size();
-      if (free === 0) return;
+      if (free === 0) break;
       await database.reclaimSpace(reclaimPagesPerStep);
       await yieldTurn();
-      if ((await repo.size()).freeBytes >= free) return; // nothing given back (not incremental)
+      if ((await repo.size()).freeBytes >= free) break; // nothing given back (not incremental)
+      given = true;
     }
+    if (given) await database.checkpoint();
   }
 
   /** SQLite only: PostgreSQL's size does not drop when rows are deleted, so it cannot steer this. */
@@ -123,7 +142,8 @@ export function retentionService(deps: {
     return { removed, overCap: (await databaseSize()).used > capBytes };
   }
 
-  async function applyRules(): Promise<number> {
+  /** Per device and per entity: entries older than the age rule or beyond the count, in batches. */
+  async function applyRules(signal?: AbortSignal): Promise<number> {
     const now = clock.now();
     let removed = 0;
     for (const project of await repo.allProjects()) {
@@ -134,20 +154,20 @@ export function retentionService(deps: {
         stateHistoryMaxEntries: project.stateHistoryMaxEntries ?? defaults.stateHistoryMaxEntries,
         stateHistoryMaxAgeDays: project.stateHistoryMaxAgeDays ?? defaults.stateHistoryMaxAgeDays,
       };
-      const logCutoff = now - rules.logMaxAgeDays * dayMs;
-      removed += await inBatches((limit) => repo.deleteLogsOlderThan(id, logCutoff, limit));
-      for (const device of await repo.devicesOverLogCount(id, rules.logMaxEntries)) {
-        removed += await inBatches(
-          (limit) => repo.deleteOldestLogs(device.deviceId, limit),
-          device.count - rules.logMaxEntries,
-        );
+      const logAge = sortableIdBefore("log", now - rules.logMaxAgeDays * dayMs);
+      for (const deviceId of await repo.deviceIds(id)) {
+        if (signal?.aborted) return removed;
+        const before = later(logAge, await repo.oldestLogKept(deviceId, rules.logMaxEntries));
+        removed += await inBatches((limit) => repo.deleteLogsBefore(deviceId, before, limit), signal);
       }
-      const historyCutoff = now - rules.stateHistoryMaxAgeDays * dayMs;
-      removed += await inBatches((limit) => repo.deleteHistoryOlderThan(id, historyCutoff, limit));
-      for (const entity of await repo.entitiesOverHistoryCount(id, rules.stateHistoryMaxEntries)) {
+      const historyAge = sortableIdBefore("sth", now - rules.stateHistoryMaxAgeDays * dayMs);
+      for (const { deviceId, entityId } of await repo.entities(id)) {
+        if (signal?.aborted) return removed;
+        const kept = await repo.oldestHistoryKept(deviceId, entityId, rules.stateHistoryMaxEntries);
+        const before = later(historyAge, kept);
         removed += await inBatches(
-          (limit) => repo.deleteOldestHistory(entity.deviceId, entity.entityId, limit),
-          entity.count - rules.stateHistoryMaxEntries,
+          (limit) => repo.deleteHistoryBefore(deviceId, entityId, before, limit),
+          signal,
         );
       }
     }
@@ -155,12 +175,14 @@ export function retentionService(deps: {
   }
 
   async function diskStatus(): Promise<DiskStatus> {
-    const [size, free] = await Promise.all([repo.size(), freeBytes(config.dataDir)]);
+    const [size, free] = await Promise.all([repo.size(), dataDirFree(config.dataDir)]);
+    low = free !== null && lowBytes > 0 && free < (low ? recoveredBytes : lowBytes);
     return {
       databaseBytes: size.bytes,
+      databaseWalBytes: database.walBytes(),
       databaseFreeBytes: size.freeBytes,
       dataDirFreeBytes: free,
-      diskLow: free !== null && config.retention.diskLowMb > 0 && free < config.retention.diskLowMb * mb,
+      diskLow: low,
       databaseMaxBytes: capBytes > 0 && database.dialect === "sqlite" ? capBytes : null,
     };
   }
@@ -196,9 +218,10 @@ export function retentionService(deps: {
     },
 
     /** The hourly sweep: every project's rules, then the cap, then the space given back. */
-    sweep: () =>
+    sweep: (signal?: AbortSignal) =>
       exclusive(async () => {
-        const removed = await applyRules();
+        const removed = await applyRules(signal);
+        if (signal?.aborted) return { removed, overCap: false };
         const cap = await enforceCap();
         await reclaim();
         return { removed: removed + cap.removed, overCap: cap.overCap };
@@ -215,8 +238,8 @@ export function retentionService(deps: {
      */
     async checkDisk(): Promise<{ level: "warn" | "info"; message: string } | undefined> {
       const status = await diskStatus();
-      if (status.diskLow === lowEpisode) return undefined;
-      lowEpisode = status.diskLow;
+      if (status.diskLow === reportedLow) return undefined;
+      reportedLow = status.diskLow;
       const free = `${Math.round((status.dataDirFreeBytes ?? 0) / mb)} MB`;
       return status.diskLow
         ? {

@@ -4,13 +4,17 @@ const hourMs = 60 * 60 * 1000;
 const minuteMs = 60 * 1000;
 /** The first hourly run, so a server restarted more often than hourly still sweeps. */
 const firstSweepMs = 5 * minuteMs;
+/** How long stop() waits for a running task to reach a point where it can stop. */
+const stopWaitMs = 10_000;
 
-type Tasks = Record<string, () => Promise<unknown>>;
+/** A task is told through `signal` that the server stops: it ends at its next batch boundary. */
+type Tasks = Record<string, (signal: AbortSignal) => Promise<unknown>>;
 
 /**
  * Housekeeping: the hourly tasks (expired sessions, retention) 5 minutes after start and then once
  * an hour, the frequent ones (disk space, the database's size cap) at start and every minute. A
- * task still running is not started again.
+ * task still running is not started again. Stopping aborts the running tasks and waits (a bounded
+ * time) for them to end, so the database is not closed under a sweep.
  */
 export class Sweeper implements Lifecycle {
   readonly name = "sweeper";
@@ -18,6 +22,8 @@ export class Sweeper implements Lifecycle {
   readonly #frequent: Tasks;
   readonly #onError: (error: unknown, task: string) => void;
   readonly #running = new Set<string>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #abort = new AbortController();
   #timers: NodeJS.Timeout[] = [];
 
   constructor(hourly: Tasks, onError: (error: unknown, task: string) => void, frequent: Tasks = {}) {
@@ -28,6 +34,7 @@ export class Sweeper implements Lifecycle {
 
   start(): void {
     if (this.#timers.length > 0) return;
+    this.#abort = new AbortController();
     this.#timers = [
       setInterval(() => void this.sweep(), hourMs),
       setInterval(() => void this.#run(this.#frequent), minuteMs),
@@ -37,9 +44,17 @@ export class Sweeper implements Lifecycle {
     void this.#run(this.#frequent); // a disk that is already low is said at start
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers = [];
+    this.#abort.abort();
+    if (this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, stopWaitMs);
+    });
+    await Promise.race([Promise.allSettled([...this.#inFlight]), bound]);
+    clearTimeout(timer);
   }
 
   /** Runs the hourly tasks now; resolves when they are done (failures go to onError). */
@@ -47,14 +62,23 @@ export class Sweeper implements Lifecycle {
     return this.#run(this.#hourly);
   }
 
-  async #run(tasks: Tasks): Promise<void> {
+  #run(tasks: Tasks): Promise<void> {
+    const run = this.#runAll(tasks);
+    this.#inFlight.add(run);
+    const done = () => this.#inFlight.delete(run);
+    run.then(done, done);
+    return run;
+  }
+
+  async #runAll(tasks: Tasks): Promise<void> {
+    const signal = this.#abort.signal;
     await Promise.all(
       Object.entries(tasks)
         .filter(([name]) => !this.#running.has(name))
         .map(async ([name, task]) => {
           this.#running.add(name);
           try {
-            await task();
+            await task(signal);
           } catch (error) {
             this.#onError(error, name);
           } finally {

@@ -13,6 +13,11 @@ export function DiskSection() {
           <dd data-testid="database-size">
             {formatBytes(disk.databaseBytes)}
             {disk.databaseMaxBytes !== null && <> of at most {formatBytes(disk.databaseMaxBytes)}</>}
+            {(disk.databaseWalBytes ?? 0) > 0 && (
+              <span className="muted small block">
+                plus {formatBytes(disk.databaseWalBytes ?? 0)} of write-ahead log
+              </span>
+            )}
             {disk.databaseFreeBytes > 0 && (
               <span className="muted small block">
                 {formatBytes(disk.databaseFreeBytes)} of it free for reuse

@@ -10,7 +10,10 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
       return { success: true, result: await services.readiness.check() };
     } catch (error) {
       request.log.warn({ err: error }, "readiness check failed");
-      throw new AppError("database_unavailable", "Database unavailable: a test write did not succeed");
+      const disk = await services.readiness.disk();
+      throw new AppError("database_unavailable", "Database unavailable: a test write did not succeed", {
+        ...(disk ? { details: { ...disk } } : {}),
+      });
     }
   });
 }
