@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -415,6 +416,46 @@ test("the archive keeps what matters and leaves out backups, the live database f
     ["sdk-backup-old.tar.gz"],
     "no staging left",
   );
+});
+
+/** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */
+function openFiles(part: string): string[] {
+  const found: string[] = [];
+  for (const fd of fs.readdirSync("/proc/self/fd")) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.includes(part)) found.push(target);
+    } catch {} // closed meanwhile
+  }
+  return found;
+}
+
+test("a backup that cannot be written closes and removes its staged copy; the next one works", async (t) => {
+  if (!fs.existsSync("/proc/self/fd")) return t.skip("needs /proc/self/fd (Linux)");
+  const dataDir = tempDir(t, "sdk-data-");
+  fs.writeFileSync(path.join(dataDir, "secret.key"), "key");
+  const source = {
+    dataDir,
+    dialect: "sqlite" as const,
+    serverVersion: "1.0.0",
+    now: new Date("2026-11-24T03:00:00Z"),
+    // Incompressible and larger than every stream buffer: the archive is mid-file when the write fails.
+    snapshotDatabase: async (dest: string) => fs.writeFileSync(dest, randomBytes(8 * 1024 * 1024)),
+  };
+  const out = tempDir(t, "sdk-backup-");
+  await assert.rejects(
+    writeArchive(await prepareBackup(source), path.join(out, "no-such-dir", "a.tar.gz")),
+    /ENOENT/,
+  );
+  await waitUntil(() => openFiles(".staging-").length === 0, 30_000, "the staged database closed");
+  assert.deepEqual(fs.readdirSync(path.join(dataDir, "backups")), [], "the staging dir is removed");
+  const file = path.join(out, "a.tar.gz");
+  await writeArchive(await prepareBackup(source), file);
+  assert.deepEqual(
+    (await readArchive(file)).files.map((f) => f.path),
+    ["sdk.db", "secret.key"],
+  );
+  assert.deepEqual(openFiles(".staging-"), []);
 });
 
 test("BACKUP_INTERVAL_HOURS takes decimals (0 turns scheduled backups off); BACKUP_KEEP a count", () => {

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { pipeline, Readable } from "node:stream";
-import { finished } from "node:stream/promises";
+import { finished, pipeline as pipelineAsync } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import { ArchiveError, readTar, tarEnd, tarHeader, tarPadding } from "./tar.ts";
 
@@ -188,24 +188,30 @@ export async function prepareBackup(source: BackupSource): Promise<PreparedBacku
   }
 }
 
-/** Writes an archive to `file` atomically: a temp file beside it, renamed once complete. */
+/**
+ * Writes an archive to `file` atomically: a temp file beside it, flushed, renamed once complete and
+ * the directory flushed. On a failure every stream is destroyed, so the staged copy of the database
+ * is closed (its space freed) and the staging dir removed.
+ */
 export async function writeArchive(prepared: PreparedBackup, file: string): Promise<number> {
   const temp = `${file}.tmp`;
-  const out = createWriteStream(temp, { mode: 0o600 });
   try {
-    const stream = prepared.stream();
-    stream.pipe(out);
-    await Promise.all([finished(stream), finished(out)]);
-    const handle = await fs.open(temp, "r");
-    await handle.sync().finally(() => handle.close());
+    await pipelineAsync(prepared.stream(), createWriteStream(temp, { mode: 0o600 }));
+    await syncPath(temp);
     await fs.rename(temp, file);
+    await syncPath(path.dirname(file));
     return (await fs.stat(file)).size;
   } catch (error) {
-    out.destroy();
     await prepared.discard();
     await fs.rm(temp, { force: true });
     throw error;
   }
+}
+
+/** fsync of a file or a directory (a directory's entries: a rename in it survives a power cut). */
+async function syncPath(file: string): Promise<void> {
+  const handle = await fs.open(file, "r");
+  await handle.sync().finally(() => handle.close());
 }
 
 function validManifest(value: unknown): value is BackupManifest {
