@@ -42,6 +42,7 @@ import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
 import { prepareDataDir } from "./storage/data-dir.ts";
+import { acquireDataDirLock } from "./storage/data-dir-lock.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
 import { projectWatchSocket } from "./ws/project-watch-socket.ts";
@@ -109,13 +110,29 @@ export function createLogger(config: Config): Logger {
     : pino(options, pino.destination({ dest: 1, sync: true }));
 }
 
-/** Builds the whole server (database, services, routes) without listening yet. */
+/**
+ * Builds the whole server (database, services, routes) without listening yet, holding DATA_DIR's
+ * lock (so a restore cannot run on it) until it is closed.
+ */
 export async function createServer(options: ServerOptions): Promise<Server> {
+  const dataDirWarning = prepareDataDir(options.config.dataDir);
+  const lock = acquireDataDirLock(options.config.dataDir, "server");
+  try {
+    const server = await buildServer(options, dataDirWarning);
+    const close = server.close;
+    server.close = () => close().finally(() => lock.release());
+    return server;
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function buildServer(options: ServerOptions, dataDirWarning: string | undefined): Promise<Server> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const processStartedAt = clock.now();
   const logger = options.logger ?? createLogger(config);
-  const dataDirWarning = prepareDataDir(config.dataDir);
   if (dataDirWarning) logger.warn(dataDirWarning);
   const database = await openDatabase({
     dataDir: config.dataDir,

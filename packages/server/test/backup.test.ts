@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
@@ -9,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { SdkApiError, type SdkClient } from "@sdk/client";
 import type { SimulatedDevice } from "@sdk/simulator";
 import {
+  createTestServer,
   deployScript,
   runNode,
   startServerProcess,
@@ -416,6 +418,39 @@ test("the archive keeps what matters and leaves out backups, the live database f
     ["sdk-backup-old.tar.gz"],
     "no staging left",
   );
+});
+
+test("a restore into the data directory of a running server is refused, --force or not; a second server too", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user();
+  const archive = path.join(tempDir(t, "sdk-backup-"), "b.tar.gz");
+  await download(s.url, admin.auth.token!.token, archive);
+  const proc = await startServerProcess(t);
+  const before = snapshot(proc.dataDir);
+  for (const force of [[], ["--force"]]) {
+    const refused = await restore(t, [archive, "--data-dir", proc.dataDir, ...force]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      new RegExp(`in use by an sdk-server \\(PID ${proc.pid} on .*\\): stop it first.*nothing was written`),
+    );
+  }
+  assert.deepEqual(snapshot(proc.dataDir), before, "the running server's data is untouched");
+  await assert.rejects(
+    createTestServer(t, { dataDir: proc.dataDir }),
+    new RegExp(`DATA_DIR .* is in use by an sdk-server \\(PID ${proc.pid}`),
+  );
+
+  // Stopped, it lets go; a lock left by a killed process is taken over.
+  assert.equal((await proc.stop("SIGTERM")).code, 0);
+  assert.equal(fs.existsSync(path.join(proc.dataDir, ".lock")), false);
+  fs.writeFileSync(
+    path.join(proc.dataDir, ".lock"),
+    JSON.stringify({ pid: 2 ** 22 + 7, hostname: os.hostname() }),
+  );
+  const forced = await restore(t, [archive, "--data-dir", proc.dataDir, "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(fs.existsSync(path.join(proc.dataDir, ".lock")), false);
 });
 
 /** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */

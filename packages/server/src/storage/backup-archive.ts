@@ -44,7 +44,7 @@ function excludedFromBackup(relative: string): boolean {
   const top = parts[0]!;
   if (top === backupsDirName) return true;
   if (/^sdk\.db(-wal|-shm|-journal)?$/.test(top)) return true;
-  if (/^\.(write-check|restoring|replaced)-/.test(top)) return true;
+  if (/^\.(write-check|restoring|replaced)-/.test(top) || top === ".lock") return true;
   return parts.some((part) => part.endsWith(".tmp"));
 }
 

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { type BackupManifest, backupsDirName, readArchive } from "./backup-archive.ts";
+import { DataDirError } from "./data-dir.ts";
+import { acquireDataDirLock, type DataDirLock, lockFileName } from "./data-dir-lock.ts";
 import { ArchiveError } from "./tar.ts";
 
 /** A restore that must not go ahead (a non-empty directory without --force, say). */
@@ -19,10 +21,13 @@ export interface RestoreResult {
   replaced: string[];
 }
 
-/** What is in a directory, apart from scheduled backups (which a restore keeps): `null` when it does not exist. */
+/** Entries of a data directory a restore leaves alone: scheduled backups, the lock, a filesystem's lost+found. */
+const kept = new Set([backupsDirName, lockFileName, "lost+found"]);
+
+/** What is in a directory, apart from what a restore keeps: `null` when it does not exist. */
 async function contents(dir: string): Promise<string[] | null> {
   try {
-    return (await fs.readdir(dir)).filter((name) => name !== backupsDirName).sort();
+    return (await fs.readdir(dir)).filter((name) => !kept.has(name)).sort();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return null;
@@ -51,13 +56,32 @@ export async function restoreArchive(
     throw error;
   }
   const existing = await contents(dir);
-  if (existing?.length && !options.force)
-    throw new RestoreError(
-      `${dir} is not empty (it holds ${existing.join(", ")}): restore into an empty directory, or pass --force to replace its contents (scheduled backups in ${backupsDirName}/ are kept)`,
-    );
-  const manifest = await readArchive(archive); // verified first: nothing written yet
+  // A server on the directory (or another restore) refuses this, --force or not; while it runs, no server starts.
+  let lock = existing === null ? undefined : lockForRestore(dir);
+  try {
+    if (existing?.length && !options.force)
+      throw new RestoreError(
+        `${dir} is not empty (it holds ${existing.join(", ")}): restore into an empty directory, or pass --force to replace its contents (scheduled backups in ${backupsDirName}/ are kept)`,
+      );
+    const manifest = await readArchive(archive); // verified first: nothing written yet
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    lock ??= lockForRestore(dir);
+    return await swapIn(archive, dir, manifest);
+  } finally {
+    lock?.release();
+  }
+}
 
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+function lockForRestore(dir: string): DataDirLock {
+  try {
+    return acquireDataDirLock(dir, "restore", { strict: true });
+  } catch (error) {
+    if (error instanceof DataDirError) throw new RestoreError(`${error.message}; nothing was written`);
+    throw error;
+  }
+}
+
+async function swapIn(archive: string, dir: string, manifest: BackupManifest): Promise<RestoreResult> {
   const id = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const staging = path.join(dir, `.restoring-${id}`);
   const aside = path.join(dir, `.replaced-${id}`);
