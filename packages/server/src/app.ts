@@ -37,12 +37,14 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
 import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
 import { LocalDeviceRegistry } from "./link/registry.ts";
+import { hasEncryptedRows } from "./repositories/encrypted-rows.ts";
 import { BackupSchedule } from "./services/backup-schedule.ts";
 import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
 import { prepareDataDir } from "./storage/data-dir.ts";
 import { acquireDataDirLock } from "./storage/data-dir-lock.ts";
+import { checkNoInterruptedRestore } from "./storage/restore-journal.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
 import { projectWatchSocket } from "./ws/project-watch-socket.ts";
@@ -118,6 +120,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const dataDirWarning = prepareDataDir(options.config.dataDir);
   const lock = acquireDataDirLock(options.config.dataDir, "server");
   try {
+    await checkNoInterruptedRestore(options.config.dataDir);
     const server = await buildServer(options, dataDirWarning);
     const close = server.close;
     server.close = () => close().finally(() => lock.release());
@@ -140,7 +143,13 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     writeQueueMaxRows: config.writeQueueMaxRows,
   });
   if (database.notice) logger.warn(database.notice);
-  const box = SecretBox.fromKeyFile(config.dataDir);
+  let box: SecretBox;
+  try {
+    box = SecretBox.fromKeyFile(config.dataDir, { create: !(await hasEncryptedRows(database.db)) });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
   const registry = new LocalDeviceRegistry();
   const onError = (err: unknown) => logger.error({ err }, "background task failed");

@@ -453,6 +453,76 @@ test("a restore into the data directory of a running server is refused, --force 
   assert.equal(fs.existsSync(path.join(proc.dataDir, ".lock")), false);
 });
 
+test("a restore cut off midway: the server refuses to start; running the restore again finishes it", async (t) => {
+  const s = await startTestServer(t);
+  const first = await s.user("first@example.com");
+  const dir = tempDir(t, "sdk-backup-");
+  const older = path.join(dir, "older.tar.gz");
+  await download(s.url, first.auth.token!.token, older);
+  const second = await s.user("second@example.com");
+  const newer = path.join(dir, "newer.tar.gz");
+  await download(s.url, first.auth.token!.token, newer);
+
+  const target = path.join(dir, "data");
+  assert.equal((await restore(t, [older, "--data-dir", target])).code, 0);
+  // What a power cut in the middle of the swap leaves: the newer backup extracted and journalled,
+  // the old sdk.db already moved aside, the old secret.key not yet.
+  const id = "123-abcd";
+  const staging = path.join(target, `.restoring-${id}`);
+  fs.mkdirSync(staging);
+  await readArchive(newer, staging);
+  fs.mkdirSync(path.join(target, `.replaced-${id}`));
+  fs.renameSync(path.join(target, "sdk.db"), path.join(target, `.replaced-${id}`, "sdk.db"));
+  fs.writeFileSync(
+    path.join(target, ".restore-journal"),
+    JSON.stringify({ id, replaced: ["sdk.db", "secret.key"], incoming: ["sdk.db", "secret.key"] }),
+  );
+  await assert.rejects(
+    createTestServer(t, { dataDir: target }),
+    /holds an interrupted restore \(\.replaced-123-abcd, \.restore-journal, \.restoring-123-abcd\): run the same `sdk-server restore ARCHIVE --data-dir .* --force` again/,
+  );
+  const again = await restore(t, [newer, "--data-dir", target, "--force"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /Finished a restore into .* that had been cut off/);
+  assert.deepEqual(fs.readdirSync(target).sort(), ["sdk.db", "secret.key"]);
+  const proc = await startServerProcess(t, target);
+  assert.equal((await proc.client(second.auth.token!.token).api.whoami()).email, "second@example.com");
+  await proc.stop("SIGTERM");
+
+  // Cut off before its swap: the directory is whole, the leftovers go.
+  fs.mkdirSync(path.join(target, ".restoring-9-ffff"));
+  fs.writeFileSync(path.join(target, ".restoring-9-ffff", "sdk.db"), "half");
+  await assert.rejects(createTestServer(t, { dataDir: target }), /holds an interrupted restore/);
+  const cleaned = await restore(t, [newer, "--data-dir", target]);
+  assert.equal(cleaned.code, 1);
+  assert.match(cleaned.stderr, /the leftovers of an interrupted restore were removed first; .* is not empty/);
+  assert.deepEqual(
+    fs
+      .readdirSync(target)
+      .filter((n) => !/-(wal|shm)$/.test(n))
+      .sort(),
+    ["sdk.db", "secret.key"],
+  );
+});
+
+test("a database with encrypted values and no secret.key: the server refuses to start rather than make a new key", async (t) => {
+  const dataDir = tempDir(t, "sdk-data-");
+  const s = await startTestServer(t, { dataDir });
+  const admin = await s.user();
+  const project = await admin.client.api.createProject({ body: { name: "p" } });
+  await admin.client.api.setEnvVar({
+    params: { projectId: project.id, name: "GREETING" },
+    body: { value: "hello" },
+  });
+  await s.server.close();
+  fs.rmSync(path.join(dataDir, "secret.key"));
+  await assert.rejects(
+    createTestServer(t, { dataDir }),
+    /secret\.key is missing but the database holds values encrypted with it/,
+  );
+  assert.equal(fs.existsSync(path.join(dataDir, "secret.key")), false, "no new key was made");
+});
+
 /** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */
 function openFiles(part: string): string[] {
   const found: string[] = [];

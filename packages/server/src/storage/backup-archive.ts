@@ -5,6 +5,7 @@ import path from "node:path";
 import { pipeline, Readable } from "node:stream";
 import { finished, pipeline as pipelineAsync } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
+import { syncPath } from "./fsync.ts";
 import { ArchiveError, readTar, tarEnd, tarHeader, tarPadding } from "./tar.ts";
 
 const backupFormat = "sdk-backup";
@@ -208,12 +209,6 @@ export async function writeArchive(prepared: PreparedBackup, file: string): Prom
   }
 }
 
-/** fsync of a file or a directory (a directory's entries: a rename in it survives a power cut). */
-async function syncPath(file: string): Promise<void> {
-  const handle = await fs.open(file, "r");
-  await handle.sync().finally(() => handle.close());
-}
-
 function validManifest(value: unknown): value is BackupManifest {
   const m = value as BackupManifest;
   return (
@@ -279,7 +274,7 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
         if (extractTo) {
           const target = path.join(extractTo, entry.path);
           await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-          out = createWriteStream(target, { mode: 0o600 });
+          out = createWriteStream(target, { mode: 0o600, flush: true }); // fsynced as it closes
         }
       },
       async onData(chunk) {
