@@ -523,6 +523,21 @@ test("a database with encrypted values and no secret.key: the server refuses to 
   assert.equal(fs.existsSync(path.join(dataDir, "secret.key")), false, "no new key was made");
 });
 
+test("an archive that cannot be read is refused with what the filesystem said, and nothing is written", async (t) => {
+  const dir = tempDir(t, "sdk-backup-");
+  await assert.rejects(readArchive(dir), /^ArchiveError: the archive cannot be read: EISDIR/);
+  if (!fs.existsSync("/proc/self/mem")) return;
+  // A regular file whose first read fails (EIO): the restore ends with a message, not a crash.
+  const target = path.join(dir, "data");
+  const result = await restore(t, ["/proc/self/mem", "--data-dir", target]);
+  assert.equal(result.code, 1, result.stdout);
+  assert.match(
+    result.stderr,
+    /^sdk-server restore: \/proc\/self\/mem: the archive cannot be read: .*; nothing was written\n$/,
+  );
+  assert.equal(fs.existsSync(target), false);
+});
+
 /** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */
 function openFiles(part: string): string[] {
   const found: string[] = [];

@@ -247,7 +247,13 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
   const seen = new Set<string>();
   let current: { expected: ManifestFile; hash: ReturnType<typeof createHash>; size: number } | undefined;
   let out: import("node:fs").WriteStream | undefined;
-  const source = createReadStream(file).pipe(createGunzip());
+  // pipeline, not pipe: a read error (a permission, an I/O error) reaches the reader below.
+  const source = createGunzip();
+  let readError: NodeJS.ErrnoException | undefined;
+  const input = createReadStream(file).once("error", (error) => {
+    readError = error;
+  });
+  pipeline(input, source, () => {});
   try {
     await readTar(source, {
       async onEntry(entry) {
@@ -323,6 +329,14 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
   } catch (error) {
     out?.destroy();
     source.destroy();
+    input.destroy();
+    if (readError) {
+      const hint =
+        readError.code === "EACCES" || readError.code === "EPERM"
+          ? ` (it is not readable by ${typeof process.getuid === "function" ? `user ${process.getuid()}` : "this user"}: chmod 644 it, or run the restore as its owner)`
+          : "";
+      throw new ArchiveError(`the archive cannot be read: ${readError.message}${hint}`);
+    }
     if (error instanceof ArchiveError) throw error;
     if ((error as Error).message?.includes("unexpected end of file"))
       throw new ArchiveError("the archive is truncated (it ends before its last file)");
