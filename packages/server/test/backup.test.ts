@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -7,12 +8,15 @@ import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { SdkApiError, type SdkClient } from "@sdk/client";
+import { SdkApiError, SdkClient } from "@sdk/client";
 import type { SimulatedDevice } from "@sdk/simulator";
 import {
   createTestServer,
   deployScript,
+  freePort,
   runNode,
+  serverEnv,
+  spawnNode,
   startServerProcess,
   startTestServer,
   type TestServer,
@@ -536,6 +540,56 @@ test("an archive that cannot be read is refused with what the filesystem said, a
     /^sdk-server restore: \/proc\/self\/mem: the archive cannot be read: .*; nothing was written\n$/,
   );
   assert.equal(fs.existsSync(target), false);
+});
+
+test("one backup at a time: a second is refused with backup_in_progress until the first has been read", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user();
+  const principal = { user: { id: admin.auth.user.id } } as Parameters<
+    typeof s.server.services.backups.download
+  >[0];
+  const first = await s.server.services.backups.download(principal);
+  const refused = await fetch(`${s.url}/v1/admin/backup`, {
+    headers: { authorization: `Bearer ${admin.auth.token!.token}` },
+  });
+  assert.equal(refused.status, 409);
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "backup_in_progress");
+  first.stream.resume(); // read to the end: the next one may start
+  await new Promise((resolve) => first.stream.once("close", resolve));
+  const archive = path.join(tempDir(t, "sdk-backup-"), "b.tar.gz");
+  assert.equal((await download(s.url, admin.auth.token!.token, archive)).status, 200);
+});
+
+test("no room for a backup: the download is refused with insufficient_storage, a scheduled one skipped", async (t) => {
+  const probe = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs tmpfs /mnt"], { encoding: "utf8" });
+  if (probe.status !== 0) return t.skip("needs unshare -m and mount (root) for a small tmpfs");
+  const mount = tempDir(t, "sdk-small-");
+  const port = await freePort();
+  const server = spawnNode(t, {
+    args: [mainScript],
+    env: serverEnv(port, path.join(mount, "data"), { BACKUP_INTERVAL_HOURS: "0.0003" }),
+    via: ["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o size=32m tmpfs "$0" && exec "$@"', mount],
+  });
+  await server.waitForOutput(({ stdout }) => stdout.includes("listening on"), 30_000, "the server to listen");
+  const client = new SdkClient({ baseUrl: `http://127.0.0.1:${port}` });
+  const auth = await client.api.register({
+    body: { email: "admin@example.com", password: "a long enough password", issueToken: true },
+  });
+  const response = await fetch(`http://127.0.0.1:${port}/v1/admin/backup`, {
+    headers: { authorization: `Bearer ${auth.token!.token}` },
+  });
+  assert.equal(response.status, 507);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  assert.equal(body.error.code, "insufficient_storage");
+  assert.match(
+    body.error.message,
+    /Not enough free space in .* for a backup: [\d.]+ MB free, [\d.]+ MB needed/,
+  );
+  await server.waitForOutput(
+    ({ stdout }) => stdout.includes("scheduled backup skipped: Not enough free space"),
+    60_000,
+    "a scheduled backup skipped",
+  );
 });
 
 /** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */

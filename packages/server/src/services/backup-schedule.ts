@@ -1,3 +1,4 @@
+import { AppError } from "../errors.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 import type { BackupsService } from "./backups.ts";
 
@@ -67,6 +68,11 @@ export class BackupSchedule implements Lifecycle {
         `scheduled backup written: ${file} (${size} bytes${removed.length ? `; removed ${removed.length} older, keeping ${this.#keep}` : ""})`,
       );
     } catch (err) {
+      if (
+        err instanceof AppError &&
+        (err.code === "insufficient_storage" || err.code === "backup_in_progress")
+      )
+        return this.#log.warn({ code: err.code }, `scheduled backup skipped: ${err.message}`);
       this.#log.warn({ err }, "scheduled backup failed; the next is tried an interval later");
     }
   }
