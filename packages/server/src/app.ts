@@ -276,7 +276,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
         firmware: services.firmware,
         log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m) },
       }),
-      new BackupSchedule({ backups: services.backups, ...config.backup, log: logger }),
+      new BackupSchedule({ backups: services.backups, ...config.backup, log: logger, clock }),
       ...(options.extensions ?? []).map((extension) => extension(context)),
     ],
     (err, part) => logger.error({ err }, `${part}: stop failed`),

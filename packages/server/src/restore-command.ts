@@ -76,6 +76,10 @@ export async function restoreCommand(args: string[]): Promise<void> {
       lines.push(
         `  warning: the backup comes from sdk-server ${manifest.serverVersion}, newer than this one (${ours}): start it with ${manifest.serverVersion} or newer`,
       );
+    if (manifest.dialect === "sqlite" && !manifest.files.some((f) => f.path === "secret.key"))
+      lines.push(
+        "  warning: the archive holds no secret.key: env var values and webhook secrets in the database cannot be read without the one it was used with; put it back into the data directory (the server refuses to start without it when the database holds such values)",
+      );
     if (manifest.database === null)
       lines.push("  the database is PostgreSQL and not in the archive: restore it from your pg_dump");
     lines.push("Start the server on it (DATA_DIR) to use it.");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { SdkApiError, SdkClient } from "@sdk/client";
 import type { SimulatedDevice } from "@sdk/simulator";
 import {
@@ -26,6 +27,7 @@ import {
 import pino from "pino";
 import { loadConfig } from "../src/config.ts";
 import { prepareBackup, readArchive, writeArchive } from "../src/storage/backup-archive.ts";
+import { tarEnd, tarHeader, tarPadding } from "../src/storage/tar.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
 
@@ -590,6 +592,96 @@ test("no room for a backup: the download is refused with insufficient_storage, a
     60_000,
     "a scheduled backup skipped",
   );
+});
+
+/** A gzip-compressed archive with this manifest's files (sizes and SHA-256 computed), as an attacker would make it. */
+function craftArchive(files: Record<string, string>): Buffer {
+  const list = Object.entries(files).map(([p, text]) => ({
+    path: p,
+    size: Buffer.byteLength(text),
+    sha256: createHash("sha256").update(text).digest("hex"),
+  }));
+  const manifest = Buffer.from(
+    JSON.stringify({
+      format: "sdk-backup",
+      formatVersion: 1,
+      serverVersion: "0.1.0",
+      createdAt: "2026-11-24T03:00:00.000Z",
+      dialect: "sqlite",
+      database: "sdk.db",
+      files: list,
+    }),
+  );
+  const parts = [tarHeader("manifest.json", manifest.length, 0), manifest, tarPadding(manifest.length)];
+  for (const [p, text] of Object.entries(files)) {
+    const bytes = Buffer.from(text);
+    parts.push(tarHeader(p, bytes.length, 0), bytes, tarPadding(bytes.length));
+  }
+  return gzipSync(Buffer.concat([...parts, tarEnd]));
+}
+
+test("an archive naming paths a restore must not write (backups/, WAL files, staging dirs, the lock) is refused", async (t) => {
+  const dir = tempDir(t, "sdk-backup-");
+  const base = { "sdk.db": "db", "secret.key": "key" };
+  for (const bad of [
+    "backups/sdk-backup-x.tar.gz",
+    "sdk.db-wal",
+    "sdk.db-shm",
+    ".restoring-1-aa/sdk.db",
+    ".replaced-1-aa/sdk.db",
+    ".lock",
+    ".restore-journal",
+    "lost+found/x",
+  ]) {
+    const file = path.join(dir, "bad.tar.gz");
+    fs.writeFileSync(file, craftArchive({ ...base, [bad]: "x" }));
+    await assert.rejects(readArchive(file), new RegExp(`unsafe path: ${bad.replace(/[.+]/g, "\\$&")}`));
+  }
+  // Without secret.key it restores, with a warning.
+  const file = path.join(dir, "nokey.tar.gz");
+  fs.writeFileSync(file, craftArchive({ "sdk.db": "db" }));
+  const result = await restore(t, [file, "--data-dir", path.join(dir, "data")]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /warning: the archive holds no secret\.key/);
+});
+
+test("symbolic links: a link to a file is backed up as the file, one to a directory fails loudly; lost+found is ignored", async (t) => {
+  const dataDir = tempDir(t, "sdk-data-");
+  const elsewhere = tempDir(t, "sdk-elsewhere-");
+  fs.writeFileSync(path.join(elsewhere, "key"), "the key");
+  fs.symlinkSync(path.join(elsewhere, "key"), path.join(dataDir, "secret.key"));
+  fs.mkdirSync(path.join(dataDir, "lost+found"));
+  fs.writeFileSync(path.join(dataDir, "lost+found", "#123"), "fsck's");
+  const source = {
+    dataDir,
+    dialect: "sqlite" as const,
+    serverVersion: "0.1.0",
+    now: new Date("2026-11-24T03:00:00Z"),
+    snapshotDatabase: async (dest: string) => fs.writeFileSync(dest, "snapshot"),
+  };
+  const file = path.join(elsewhere, "a.tar.gz");
+  await writeArchive(await prepareBackup(source), file);
+  const manifest = await readArchive(file);
+  assert.deepEqual(
+    manifest.files.map((f) => [f.path, f.size]),
+    [
+      ["sdk.db", 8],
+      ["secret.key", 7],
+    ],
+  );
+  fs.symlinkSync(elsewhere, path.join(dataDir, "projects"));
+  await assert.rejects(
+    prepareBackup(source),
+    /symbolic link a backup cannot follow: projects \(to a directory\)/,
+  );
+
+  // A data directory holding only lost+found (a mount point) counts as empty.
+  const mounted = tempDir(t, "sdk-mount-");
+  fs.mkdirSync(path.join(mounted, "lost+found"));
+  const restored = await restore(t, [file, "--data-dir", mounted]);
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.equal(fs.readFileSync(path.join(mounted, "secret.key"), "utf8"), "the key");
+  assert.ok(fs.existsSync(path.join(mounted, "lost+found")));
 });
 
 /** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */

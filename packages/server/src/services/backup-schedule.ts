@@ -1,4 +1,5 @@
 import { AppError } from "../errors.ts";
+import type { Clock } from "../lib/clock.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 import type { BackupsService } from "./backups.ts";
 
@@ -18,11 +19,19 @@ export class BackupSchedule implements Lifecycle {
   readonly #intervalMs: number;
   readonly #keep: number;
   readonly #log: Log;
+  readonly #clock: Clock;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = true;
 
-  constructor(options: { backups: BackupsService; intervalMs: number; keep: number; log: Log }) {
+  constructor(options: {
+    backups: BackupsService;
+    intervalMs: number;
+    keep: number;
+    log: Log;
+    clock: Clock;
+  }) {
+    this.#clock = options.clock;
     this.#backups = options.backups;
     this.#intervalMs = options.intervalMs;
     this.#keep = options.keep;
@@ -34,8 +43,9 @@ export class BackupSchedule implements Lifecycle {
     if (this.#intervalMs <= 0) return;
     this.#stopped = false;
     const newest = (await this.#backups.list()).at(-1);
-    const due = newest ? newest.mtimeMs + this.#intervalMs : Date.now() + this.#intervalMs;
-    this.#schedule(Math.max(0, due - Date.now()));
+    const now = this.#clock.now();
+    const due = (newest ? newest.mtimeMs : now) + this.#intervalMs;
+    this.#schedule(Math.max(0, due - now));
   }
 
   async stop(): Promise<void> {

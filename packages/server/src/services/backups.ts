@@ -143,11 +143,12 @@ export function backupsService(deps: {
         throw error;
       }
       const found = [];
-      for (const name of names.filter((n) => scheduledBackup.test(n)).sort()) {
+      for (const name of names.filter((n) => scheduledBackup.test(n))) {
         const stat = await fs.stat(path.join(dir, name)).catch(() => undefined);
         if (stat) found.push({ name, mtimeMs: stat.mtimeMs });
       }
-      return found;
+      // By when they were written, not by name: a copied-in or renamed archive keeps its place.
+      return found.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
     /** Keeps the newest `keep` scheduled archives; returns the names removed. */
     async prune(keep: number): Promise<string[]> {

@@ -43,7 +43,7 @@ const postgresNote =
 function excludedFromBackup(relative: string): boolean {
   const parts = relative.split("/");
   const top = parts[0]!;
-  if (top === backupsDirName) return true;
+  if (top === backupsDirName || top === "lost+found") return true;
   if (/^sdk\.db(-wal|-shm|-journal)?$/.test(top)) return true;
   if (/^\.(write-check|restoring|replaced)-/.test(top) || top === ".lock") return true;
   return parts.some((part) => part.endsWith(".tmp"));
@@ -64,6 +64,15 @@ async function dataFiles(dir: string, prefix = ""): Promise<string[]> {
     if (excludedFromBackup(relative)) continue;
     if (entry.isDirectory()) found.push(...(await dataFiles(dir, relative)));
     else if (entry.isFile()) found.push(relative);
+    else if (entry.isSymbolicLink()) {
+      // A link to a file is followed (its bytes go in); anything else would silently be missing.
+      const target = await fs.stat(path.join(dir, relative)).catch(() => undefined);
+      if (!target?.isFile())
+        throw new Error(
+          `DATA_DIR holds a symbolic link a backup cannot follow: ${relative} (${target ? "to a directory" : "to nothing"}); replace it with what it points to`,
+        );
+      found.push(relative);
+    }
   }
   return found.sort();
 }
@@ -81,6 +90,7 @@ async function sha256(file: string): Promise<string> {
 async function stageFile(from: string, to: string): Promise<boolean> {
   await fs.mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
   try {
+    if ((await fs.lstat(from)).isSymbolicLink()) throw new Error("a link: copy what it points to");
     await fs.link(from, to);
     return true;
   } catch (error) {
@@ -245,6 +255,7 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
   let manifest: BackupManifest | undefined;
   let manifestBytes: Buffer[] | undefined;
   const seen = new Set<string>();
+  const byPath = new Map<string, ManifestFile>();
   let current: { expected: ManifestFile; hash: ReturnType<typeof createHash>; size: number } | undefined;
   let out: import("node:fs").WriteStream | undefined;
   // pipeline, not pipe: a read error (a permission, an I/O error) reaches the reader below.
@@ -264,7 +275,7 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
           manifestBytes = [];
           return;
         }
-        const expected = manifest.files.find((f) => f.path === entry.path);
+        const expected = byPath.get(entry.path);
         if (!expected)
           throw new ArchiveError(
             `the archive is corrupted: it holds ${entry.path}, which its manifest does not list`,
@@ -307,9 +318,16 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
             throw new ArchiveError(
               `the archive is format version ${parsed.formatVersion}, newer than this server reads (${backupFormatVersion}): restore it with a newer sdk-server`,
             );
-          const bad = parsed.files.find((f) => !safePath(f.path) || f.path === "manifest.json");
+          const bad = parsed.files.find(
+            (f) =>
+              !safePath(f.path) ||
+              f.path === "manifest.json" ||
+              (f.path !== databaseFile && excludedFromBackup(f.path)) ||
+              /^\.(lock|restore-journal)/.test(f.path),
+          );
           if (bad) throw new ArchiveError(`the archive's manifest names an unsafe path: ${bad.path}`);
           manifest = parsed;
+          for (const f of parsed.files) byPath.set(f.path, f);
           return;
         }
         const { expected, hash } = current!;
