@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -560,6 +561,42 @@ test("one backup at a time: a second is refused with backup_in_progress until th
   await new Promise((resolve) => first.stream.once("close", resolve));
   const archive = path.join(tempDir(t, "sdk-backup-"), "b.tar.gz");
   assert.equal((await download(s.url, admin.auth.token!.token, archive)).status, 200);
+
+  // A download the client walks away from halfway ends the backup too: staging gone, the next one runs.
+  fs.mkdirSync(path.join(s.dataDir, "projects", "big"), { recursive: true });
+  fs.writeFileSync(path.join(s.dataDir, "projects", "big", "blob.bin"), randomBytes(32 * 1024 * 1024));
+  await new Promise<void>((resolve, reject) => {
+    const request = http.get(
+      `${s.url}/v1/admin/backup`,
+      { headers: { authorization: `Bearer ${admin.auth.token!.token}` } },
+      (response) => {
+        assert.equal(response.statusCode, 200);
+        response.once("data", () => {
+          request.destroy(); // the client goes away, its socket with it
+          resolve();
+        });
+      },
+    );
+    request.once("error", reject);
+  });
+  await waitUntil(
+    () => fs.readdirSync(path.join(s.dataDir, "backups")).length === 0,
+    30_000,
+    "the staging dir removed",
+  );
+  await waitUntil(
+    async () => {
+      const stop = new AbortController();
+      const again = await fetch(`${s.url}/v1/admin/backup`, {
+        headers: { authorization: `Bearer ${admin.auth.token!.token}` },
+        signal: stop.signal,
+      });
+      stop.abort(); // the connection goes with it: nothing left for the server's close to wait for
+      return again.status === 200;
+    },
+    30_000,
+    "another backup to be allowed",
+  );
 });
 
 test("no room for a backup: the download is refused with insufficient_storage, a scheduled one skipped", async (t) => {
