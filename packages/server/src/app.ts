@@ -119,14 +119,20 @@ export function createLogger(config: Config): Logger {
 export async function createServer(options: ServerOptions): Promise<Server> {
   const dataDirWarning = prepareDataDir(options.config.dataDir);
   const lock = acquireDataDirLock(options.config.dataDir, "server");
+  // Also on process.exit (the shutdown timeout, a fatal error): the lock is not left behind then.
+  const release = () => {
+    process.off("exit", release);
+    lock.release();
+  };
+  process.on("exit", release);
   try {
     await checkNoInterruptedRestore(options.config.dataDir);
     const server = await buildServer(options, dataDirWarning);
     const close = server.close;
-    server.close = () => close().finally(() => lock.release());
+    server.close = () => close().finally(release);
     return server;
   } catch (error) {
-    lock.release();
+    release();
     throw error;
   }
 }
