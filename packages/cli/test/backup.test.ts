@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -90,4 +91,53 @@ test("sdk backup streams the archive to a file while a device writes; the archiv
     params: ids,
   });
   assert.equal(state[0]?.entityId, "counter");
+});
+
+test("sdk backup keeps only a whole archive, under a bare name whatever the server's header says", async (t) => {
+  const server = await startServerProcess(t, tempDir(t, "sdk-cli-server-"), { LOG_LEVEL: "warn" });
+  const admin = await new SdkClient({ baseUrl: server.url }).api.register({
+    body: { email: "admin@example.com", password: "correct horse battery", issueToken: true },
+  });
+  const response = await fetch(`${server.url}/v1/admin/backup`, {
+    headers: { authorization: `Bearer ${admin.token!.token}` },
+  });
+  const archive = Buffer.from(await response.arrayBuffer());
+  const files = response.headers.get("x-sdk-backup-files")!;
+
+  // A server (or something in between) that names "../" paths and sends whole or cut-short archives.
+  let body = archive;
+  const fake = http.createServer((_request, reply) => {
+    reply.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-disposition": 'attachment; filename="../../escaped.tar.gz"',
+      "x-sdk-backup-files": files,
+      "x-sdk-backup-bytes": "1",
+    });
+    reply.end(body);
+  });
+  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  t.after(() => fake.close());
+  const url = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
+  const home = tempDir(t, "sdk-home-");
+  const parent = tempDir(t, "sdk-cwd-");
+  const cwd = path.join(parent, "a", "b");
+  fs.mkdirSync(cwd, { recursive: true });
+  const env = { SDK_TOKEN: "sdk_test", SDK_HOST: url };
+
+  const whole = await sdk(t, ["backup"], { home, cwd, env, timeoutMs: 60_000 });
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.deepEqual(fs.readdirSync(cwd), ["sdk-backup.tar.gz"]);
+  assert.deepEqual(fs.readdirSync(parent), ["a"], "nothing written outside the current directory");
+  fs.rmSync(path.join(cwd, "sdk-backup.tar.gz"));
+
+  for (const cut of [archive.subarray(0, archive.length - 8), archive.subarray(0, archive.length / 2)]) {
+    body = cut;
+    const refused = await sdk(t, ["backup", "--output", "x.tar.gz"], { home, cwd, env, timeoutMs: 60_000 });
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      /The backup received is not whole: the archive is incomplete.*Nothing was kept/,
+    );
+    assert.deepEqual(fs.readdirSync(cwd), [], "neither the archive nor a .partial file is left");
+  }
 });

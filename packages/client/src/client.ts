@@ -232,7 +232,9 @@ export class SdkClient {
       return this.#envelope(response, path);
     const filename = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1];
     return {
-      filename: filename ?? "sdk-backup.tar.gz",
+      // Only a bare name of the expected form: a header naming "../x" or "/etc/x" is ignored.
+      filename:
+        filename && /^sdk-backup-[0-9A-Za-z-]+\.tar\.gz$/.test(filename) ? filename : "sdk-backup.tar.gz",
       files: Number(response.headers.get("x-sdk-backup-files") ?? 0),
       bytes: Number(response.headers.get("x-sdk-backup-bytes") ?? 0),
       dialect: response.headers.get("x-sdk-backup-dialect") ?? "sqlite",

@@ -459,7 +459,7 @@ export const endpoints = {
     method: "GET",
     path: "/v1/admin/backup",
     summary:
-      "A backup of the whole server as one archive (`sdk-backup-<time>.tar.gz`: manifest.json with every file's size and SHA-256, then the SQLite database snapshot, secret.key, project files and firmware), streamed; with PostgreSQL the database is not in it (use pg_dump). Restore with `sdk-server restore`",
+      "A backup of the whole server as one archive (`sdk-backup-<time>.tar.gz`: manifest.json with every file's size and SHA-256, then the SQLite database snapshot, secret.key, project files and firmware), streamed; with PostgreSQL the database is not in it (use pg_dump). Restore with `sdk-server restore`. One backup at a time (409 `backup_in_progress`); 507 `insufficient_storage` when DATA_DIR lacks room for a copy of the database plus a margin",
     access: "admin",
     result: BackupArchive,
     binary: "result",

@@ -163,6 +163,18 @@ export const errorCatalog = {
     description:
       "A plain HTTP request reached a WebSocket path (the device socket `/v1/device` or a watch socket), or its WebSocket handshake was malformed (the message says which header). Connect with a WebSocket client: it sends `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Key` and `Sec-WebSocket-Version: 13`.",
   },
+  backup_in_progress: {
+    status: 409,
+    message: "A backup is already being taken",
+    description:
+      "The server takes one backup at a time (a download or a scheduled one). Try again once it has finished.",
+  },
+  insufficient_storage: {
+    status: 507,
+    message: "Not enough free disk space",
+    description:
+      "A backup needs room in `DATA_DIR` for a copy of the database (and, for a scheduled one, the archive) plus a margin; the message says how much is free and how much is needed. Free some space (older archives in `DATA_DIR/backups/`, say) and try again.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -37,11 +37,14 @@ import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
 import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
 import { LocalDeviceRegistry } from "./link/registry.ts";
+import { hasEncryptedRows } from "./repositories/encrypted-rows.ts";
 import { BackupSchedule } from "./services/backup-schedule.ts";
 import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { Sweeper } from "./services/sweeper.ts";
 import { prepareDataDir } from "./storage/data-dir.ts";
+import { acquireDataDirLock } from "./storage/data-dir-lock.ts";
+import { checkNoInterruptedRestore } from "./storage/restore-journal.ts";
 import { deviceSocket } from "./ws/device-socket.ts";
 import { Heartbeat } from "./ws/heartbeat.ts";
 import { projectWatchSocket } from "./ws/project-watch-socket.ts";
@@ -109,13 +112,36 @@ export function createLogger(config: Config): Logger {
     : pino(options, pino.destination({ dest: 1, sync: true }));
 }
 
-/** Builds the whole server (database, services, routes) without listening yet. */
+/**
+ * Builds the whole server (database, services, routes) without listening yet, holding DATA_DIR's
+ * lock (so a restore cannot run on it) until it is closed.
+ */
 export async function createServer(options: ServerOptions): Promise<Server> {
+  const dataDirWarning = prepareDataDir(options.config.dataDir);
+  const lock = acquireDataDirLock(options.config.dataDir, "server");
+  // Also on process.exit (the shutdown timeout, a fatal error): the lock is not left behind then.
+  const release = () => {
+    process.off("exit", release);
+    lock.release();
+  };
+  process.on("exit", release);
+  try {
+    await checkNoInterruptedRestore(options.config.dataDir);
+    const server = await buildServer(options, dataDirWarning);
+    const close = server.close;
+    server.close = () => close().finally(release);
+    return server;
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function buildServer(options: ServerOptions, dataDirWarning: string | undefined): Promise<Server> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const processStartedAt = clock.now();
   const logger = options.logger ?? createLogger(config);
-  const dataDirWarning = prepareDataDir(config.dataDir);
   if (dataDirWarning) logger.warn(dataDirWarning);
   const database = await openDatabase({
     dataDir: config.dataDir,
@@ -124,7 +150,13 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     onSlowStep: (message) => logger.warn(message),
   });
   if (database.notice) logger.warn(database.notice);
-  const box = SecretBox.fromKeyFile(config.dataDir);
+  let box: SecretBox;
+  try {
+    box = SecretBox.fromKeyFile(config.dataDir, { create: !(await hasEncryptedRows(database.db)) });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
   const registry = new LocalDeviceRegistry();
   const onError = (err: unknown) => logger.error({ err }, "background task failed");
@@ -251,7 +283,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         firmware: services.firmware,
         log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m) },
       }),
-      new BackupSchedule({ backups: services.backups, ...config.backup, log: logger }),
+      new BackupSchedule({ backups: services.backups, ...config.backup, log: logger, clock }),
       ...(options.extensions ?? []).map((extension) => extension(context)),
     ],
     (err, part) => logger.error({ err }, `${part}: stop failed`),

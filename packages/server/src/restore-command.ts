@@ -9,7 +9,9 @@ const restoreUsage = `Usage: sdk-server restore ARCHIVE [--data-dir DIR] [--forc
 Restores a backup (from sdk backup, GET /v1/admin/backup or DATA_DIR/backups/) into a data
 directory: DIR, else DATA_DIR, else ./data. The archive's manifest and every file's SHA-256 are
 checked before anything is written. The directory must be empty (backups/ aside) unless --force
-is given: then its contents are replaced (backups/ is kept). Stop the server first.
+is given: then its contents are replaced (backups/ is kept). Stop the server first: restore
+refuses while a server uses the directory. A restore cut off midway (a crash, a power cut) is
+finished by running it again; the server refuses to start until then.
 With PostgreSQL the archive holds no database: restore that from your pg_dump.`;
 
 /** `sdk-server restore …`: a one-shot command instead of the server. */
@@ -55,6 +57,11 @@ export async function restoreCommand(args: string[]): Promise<void> {
     const result = await restoreArchive(archive, dataDir, { force: parsed.values.force === true });
     const { manifest } = result;
     const lines = [
+      ...(result.recovered === "finished"
+        ? [`Finished a restore into ${result.dataDir} that had been cut off`]
+        : result.recovered === "cleaned"
+          ? [`Removed what a restore cut off before its swap left in ${result.dataDir}`]
+          : []),
       `Restored ${archive} into ${result.dataDir}`,
       `  taken ${manifest.createdAt} by sdk-server ${manifest.serverVersion} (${manifest.dialect}); ${manifest.files.length} files verified`,
     ];
@@ -68,6 +75,10 @@ export async function restoreCommand(args: string[]): Promise<void> {
     if (newer(manifest.serverVersion, ours))
       lines.push(
         `  warning: the backup comes from sdk-server ${manifest.serverVersion}, newer than this one (${ours}): start it with ${manifest.serverVersion} or newer`,
+      );
+    if (manifest.dialect === "sqlite" && !manifest.files.some((f) => f.path === "secret.key"))
+      lines.push(
+        "  warning: the archive holds no secret.key: env var values and webhook secrets in the database cannot be read without the one it was used with; put it back into the data directory (the server refuses to start without it when the database holds such values)",
       );
     if (manifest.database === null)
       lines.push("  the database is PostgreSQL and not in the archive: restore it from your pg_dump");

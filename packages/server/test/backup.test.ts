@@ -1,15 +1,24 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { SdkApiError, type SdkClient } from "@sdk/client";
+import { gzipSync } from "node:zlib";
+import { SdkApiError, SdkClient } from "@sdk/client";
 import type { SimulatedDevice } from "@sdk/simulator";
 import {
+  createTestServer,
   deployScript,
+  freePort,
   runNode,
+  serverEnv,
+  spawnNode,
   startServerProcess,
   startTestServer,
   type TestServer,
@@ -19,6 +28,7 @@ import {
 import pino from "pino";
 import { loadConfig } from "../src/config.ts";
 import { prepareBackup, readArchive, writeArchive } from "../src/storage/backup-archive.ts";
+import { tarEnd, tarHeader, tarPadding } from "../src/storage/tar.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
 
@@ -415,6 +425,340 @@ test("the archive keeps what matters and leaves out backups, the live database f
     ["sdk-backup-old.tar.gz"],
     "no staging left",
   );
+});
+
+test("a restore into the data directory of a running server is refused, --force or not; a second server too", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user();
+  const archive = path.join(tempDir(t, "sdk-backup-"), "b.tar.gz");
+  await download(s.url, admin.auth.token!.token, archive);
+  const proc = await startServerProcess(t);
+  const before = snapshot(proc.dataDir);
+  for (const force of [[], ["--force"]]) {
+    const refused = await restore(t, [archive, "--data-dir", proc.dataDir, ...force]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      new RegExp(`in use by an sdk-server \\(PID ${proc.pid} on .*\\): stop it first.*nothing was written`),
+    );
+  }
+  assert.deepEqual(snapshot(proc.dataDir), before, "the running server's data is untouched");
+  await assert.rejects(
+    createTestServer(t, { dataDir: proc.dataDir }),
+    new RegExp(`DATA_DIR .* is in use by an sdk-server \\(PID ${proc.pid}`),
+  );
+
+  // Stopped, it lets go; a lock left by a killed process is taken over.
+  assert.equal((await proc.stop("SIGTERM")).code, 0);
+  assert.equal(fs.existsSync(path.join(proc.dataDir, ".lock")), false);
+  fs.writeFileSync(
+    path.join(proc.dataDir, ".lock"),
+    JSON.stringify({ pid: 2 ** 22 + 7, hostname: os.hostname() }),
+  );
+  const forced = await restore(t, [archive, "--data-dir", proc.dataDir, "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(fs.existsSync(path.join(proc.dataDir, ".lock")), false);
+});
+
+test("a restore cut off midway: the server refuses to start; running the restore again finishes it", async (t) => {
+  const s = await startTestServer(t);
+  const first = await s.user("first@example.com");
+  const dir = tempDir(t, "sdk-backup-");
+  const older = path.join(dir, "older.tar.gz");
+  await download(s.url, first.auth.token!.token, older);
+  const second = await s.user("second@example.com");
+  const newer = path.join(dir, "newer.tar.gz");
+  await download(s.url, first.auth.token!.token, newer);
+
+  const target = path.join(dir, "data");
+  assert.equal((await restore(t, [older, "--data-dir", target])).code, 0);
+  // What a power cut in the middle of the swap leaves: the newer backup extracted and journalled,
+  // the old sdk.db already moved aside, the old secret.key not yet.
+  const id = "123-abcd";
+  const staging = path.join(target, `.restoring-${id}`);
+  fs.mkdirSync(staging);
+  await readArchive(newer, staging);
+  fs.mkdirSync(path.join(target, `.replaced-${id}`));
+  fs.renameSync(path.join(target, "sdk.db"), path.join(target, `.replaced-${id}`, "sdk.db"));
+  fs.writeFileSync(
+    path.join(target, ".restore-journal"),
+    JSON.stringify({ id, replaced: ["sdk.db", "secret.key"], incoming: ["sdk.db", "secret.key"] }),
+  );
+  await assert.rejects(
+    createTestServer(t, { dataDir: target }),
+    /holds an interrupted restore \(\.replaced-123-abcd, \.restore-journal, \.restoring-123-abcd\): run the same `sdk-server restore ARCHIVE --data-dir .* --force` again/,
+  );
+  const again = await restore(t, [newer, "--data-dir", target, "--force"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /Finished a restore into .* that had been cut off/);
+  assert.deepEqual(fs.readdirSync(target).sort(), ["sdk.db", "secret.key"]);
+  const proc = await startServerProcess(t, target);
+  assert.equal((await proc.client(second.auth.token!.token).api.whoami()).email, "second@example.com");
+  await proc.stop("SIGTERM");
+
+  // Cut off before its swap: the directory is whole, the leftovers go.
+  fs.mkdirSync(path.join(target, ".restoring-9-ffff"));
+  fs.writeFileSync(path.join(target, ".restoring-9-ffff", "sdk.db"), "half");
+  await assert.rejects(createTestServer(t, { dataDir: target }), /holds an interrupted restore/);
+  const cleaned = await restore(t, [newer, "--data-dir", target]);
+  assert.equal(cleaned.code, 1);
+  assert.match(cleaned.stderr, /the leftovers of an interrupted restore were removed first; .* is not empty/);
+  assert.deepEqual(
+    fs
+      .readdirSync(target)
+      .filter((n) => !/-(wal|shm)$/.test(n))
+      .sort(),
+    ["sdk.db", "secret.key"],
+  );
+});
+
+test("a database with encrypted values and no secret.key: the server refuses to start rather than make a new key", async (t) => {
+  const dataDir = tempDir(t, "sdk-data-");
+  const s = await startTestServer(t, { dataDir });
+  const admin = await s.user();
+  const project = await admin.client.api.createProject({ body: { name: "p" } });
+  await admin.client.api.setEnvVar({
+    params: { projectId: project.id, name: "GREETING" },
+    body: { value: "hello" },
+  });
+  await s.server.close();
+  fs.rmSync(path.join(dataDir, "secret.key"));
+  await assert.rejects(
+    createTestServer(t, { dataDir }),
+    /secret\.key is missing but the database holds values encrypted with it/,
+  );
+  assert.equal(fs.existsSync(path.join(dataDir, "secret.key")), false, "no new key was made");
+});
+
+test("an archive that cannot be read is refused with what the filesystem said, and nothing is written", async (t) => {
+  const dir = tempDir(t, "sdk-backup-");
+  await assert.rejects(readArchive(dir), /^ArchiveError: the archive cannot be read: EISDIR/);
+  if (!fs.existsSync("/proc/self/mem")) return;
+  // A regular file whose first read fails (EIO): the restore ends with a message, not a crash.
+  const target = path.join(dir, "data");
+  const result = await restore(t, ["/proc/self/mem", "--data-dir", target]);
+  assert.equal(result.code, 1, result.stdout);
+  assert.match(
+    result.stderr,
+    /^sdk-server restore: \/proc\/self\/mem: the archive cannot be read: .*; nothing was written\n$/,
+  );
+  assert.equal(fs.existsSync(target), false);
+});
+
+test("one backup at a time: a second is refused with backup_in_progress until the first has been read", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user();
+  const principal = { user: { id: admin.auth.user.id } } as Parameters<
+    typeof s.server.services.backups.download
+  >[0];
+  const first = await s.server.services.backups.download(principal);
+  const refused = await fetch(`${s.url}/v1/admin/backup`, {
+    headers: { authorization: `Bearer ${admin.auth.token!.token}` },
+  });
+  assert.equal(refused.status, 409);
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "backup_in_progress");
+  first.stream.resume(); // read to the end: the next one may start
+  await new Promise((resolve) => first.stream.once("close", resolve));
+  const archive = path.join(tempDir(t, "sdk-backup-"), "b.tar.gz");
+  assert.equal((await download(s.url, admin.auth.token!.token, archive)).status, 200);
+
+  // A download the client walks away from halfway ends the backup too: staging gone, the next one runs.
+  fs.mkdirSync(path.join(s.dataDir, "projects", "big"), { recursive: true });
+  fs.writeFileSync(path.join(s.dataDir, "projects", "big", "blob.bin"), randomBytes(32 * 1024 * 1024));
+  await new Promise<void>((resolve, reject) => {
+    const request = http.get(
+      `${s.url}/v1/admin/backup`,
+      { headers: { authorization: `Bearer ${admin.auth.token!.token}` } },
+      (response) => {
+        assert.equal(response.statusCode, 200);
+        response.once("data", () => {
+          request.destroy(); // the client goes away, its socket with it
+          resolve();
+        });
+      },
+    );
+    request.once("error", reject);
+  });
+  await waitUntil(
+    () => fs.readdirSync(path.join(s.dataDir, "backups")).length === 0,
+    30_000,
+    "the staging dir removed",
+  );
+  await waitUntil(
+    async () => {
+      const stop = new AbortController();
+      const again = await fetch(`${s.url}/v1/admin/backup`, {
+        headers: { authorization: `Bearer ${admin.auth.token!.token}` },
+        signal: stop.signal,
+      });
+      stop.abort(); // the connection goes with it: nothing left for the server's close to wait for
+      return again.status === 200;
+    },
+    30_000,
+    "another backup to be allowed",
+  );
+});
+
+test("no room for a backup: the download is refused with insufficient_storage, a scheduled one skipped", async (t) => {
+  const probe = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs tmpfs /mnt"], { encoding: "utf8" });
+  if (probe.status !== 0) return t.skip("needs unshare -m and mount (root) for a small tmpfs");
+  const mount = tempDir(t, "sdk-small-");
+  const port = await freePort();
+  const server = spawnNode(t, {
+    args: [mainScript],
+    env: serverEnv(port, path.join(mount, "data"), { BACKUP_INTERVAL_HOURS: "0.0003" }),
+    via: ["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o size=32m tmpfs "$0" && exec "$@"', mount],
+  });
+  await server.waitForOutput(({ stdout }) => stdout.includes("listening on"), 30_000, "the server to listen");
+  const client = new SdkClient({ baseUrl: `http://127.0.0.1:${port}` });
+  const auth = await client.api.register({
+    body: { email: "admin@example.com", password: "a long enough password", issueToken: true },
+  });
+  const response = await fetch(`http://127.0.0.1:${port}/v1/admin/backup`, {
+    headers: { authorization: `Bearer ${auth.token!.token}` },
+  });
+  assert.equal(response.status, 507);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  assert.equal(body.error.code, "insufficient_storage");
+  assert.match(
+    body.error.message,
+    /Not enough free space in .* for a backup: [\d.]+ MB free, [\d.]+ MB needed/,
+  );
+  await server.waitForOutput(
+    ({ stdout }) => stdout.includes("scheduled backup skipped: Not enough free space"),
+    60_000,
+    "a scheduled backup skipped",
+  );
+});
+
+/** A gzip-compressed archive with this manifest's files (sizes and SHA-256 computed), as an attacker would make it. */
+function craftArchive(files: Record<string, string>): Buffer {
+  const list = Object.entries(files).map(([p, text]) => ({
+    path: p,
+    size: Buffer.byteLength(text),
+    sha256: createHash("sha256").update(text).digest("hex"),
+  }));
+  const manifest = Buffer.from(
+    JSON.stringify({
+      format: "sdk-backup",
+      formatVersion: 1,
+      serverVersion: "0.1.0",
+      createdAt: "2026-11-24T03:00:00.000Z",
+      dialect: "sqlite",
+      database: "sdk.db",
+      files: list,
+    }),
+  );
+  const parts = [tarHeader("manifest.json", manifest.length, 0), manifest, tarPadding(manifest.length)];
+  for (const [p, text] of Object.entries(files)) {
+    const bytes = Buffer.from(text);
+    parts.push(tarHeader(p, bytes.length, 0), bytes, tarPadding(bytes.length));
+  }
+  return gzipSync(Buffer.concat([...parts, tarEnd]));
+}
+
+test("an archive naming paths a restore must not write (backups/, WAL files, staging dirs, the lock) is refused", async (t) => {
+  const dir = tempDir(t, "sdk-backup-");
+  const base = { "sdk.db": "db", "secret.key": "key" };
+  for (const bad of [
+    "backups/sdk-backup-x.tar.gz",
+    "sdk.db-wal",
+    "sdk.db-shm",
+    ".restoring-1-aa/sdk.db",
+    ".replaced-1-aa/sdk.db",
+    ".lock",
+    ".restore-journal",
+    "lost+found/x",
+  ]) {
+    const file = path.join(dir, "bad.tar.gz");
+    fs.writeFileSync(file, craftArchive({ ...base, [bad]: "x" }));
+    await assert.rejects(readArchive(file), new RegExp(`unsafe path: ${bad.replace(/[.+]/g, "\\$&")}`));
+  }
+  // Without secret.key it restores, with a warning.
+  const file = path.join(dir, "nokey.tar.gz");
+  fs.writeFileSync(file, craftArchive({ "sdk.db": "db" }));
+  const result = await restore(t, [file, "--data-dir", path.join(dir, "data")]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /warning: the archive holds no secret\.key/);
+});
+
+test("symbolic links: a link to a file is backed up as the file, one to a directory fails loudly; lost+found is ignored", async (t) => {
+  const dataDir = tempDir(t, "sdk-data-");
+  const elsewhere = tempDir(t, "sdk-elsewhere-");
+  fs.writeFileSync(path.join(elsewhere, "key"), "the key");
+  fs.symlinkSync(path.join(elsewhere, "key"), path.join(dataDir, "secret.key"));
+  fs.mkdirSync(path.join(dataDir, "lost+found"));
+  fs.writeFileSync(path.join(dataDir, "lost+found", "#123"), "fsck's");
+  const source = {
+    dataDir,
+    dialect: "sqlite" as const,
+    serverVersion: "0.1.0",
+    now: new Date("2026-11-24T03:00:00Z"),
+    snapshotDatabase: async (dest: string) => fs.writeFileSync(dest, "snapshot"),
+  };
+  const file = path.join(elsewhere, "a.tar.gz");
+  await writeArchive(await prepareBackup(source), file);
+  const manifest = await readArchive(file);
+  assert.deepEqual(
+    manifest.files.map((f) => [f.path, f.size]),
+    [
+      ["sdk.db", 8],
+      ["secret.key", 7],
+    ],
+  );
+  fs.symlinkSync(elsewhere, path.join(dataDir, "projects"));
+  await assert.rejects(
+    prepareBackup(source),
+    /symbolic link a backup cannot follow: projects \(to a directory\)/,
+  );
+
+  // A data directory holding only lost+found (a mount point) counts as empty.
+  const mounted = tempDir(t, "sdk-mount-");
+  fs.mkdirSync(path.join(mounted, "lost+found"));
+  const restored = await restore(t, [file, "--data-dir", mounted]);
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.equal(fs.readFileSync(path.join(mounted, "secret.key"), "utf8"), "the key");
+  assert.ok(fs.existsSync(path.join(mounted, "lost+found")));
+});
+
+/** Open descriptors of this process whose target contains `part` (Linux: /proc/self/fd). */
+function openFiles(part: string): string[] {
+  const found: string[] = [];
+  for (const fd of fs.readdirSync("/proc/self/fd")) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.includes(part)) found.push(target);
+    } catch {} // closed meanwhile
+  }
+  return found;
+}
+
+test("a backup that cannot be written closes and removes its staged copy; the next one works", async (t) => {
+  if (!fs.existsSync("/proc/self/fd")) return t.skip("needs /proc/self/fd (Linux)");
+  const dataDir = tempDir(t, "sdk-data-");
+  fs.writeFileSync(path.join(dataDir, "secret.key"), "key");
+  const source = {
+    dataDir,
+    dialect: "sqlite" as const,
+    serverVersion: "1.0.0",
+    now: new Date("2026-11-24T03:00:00Z"),
+    // Incompressible and larger than every stream buffer: the archive is mid-file when the write fails.
+    snapshotDatabase: async (dest: string) => fs.writeFileSync(dest, randomBytes(8 * 1024 * 1024)),
+  };
+  const out = tempDir(t, "sdk-backup-");
+  await assert.rejects(
+    writeArchive(await prepareBackup(source), path.join(out, "no-such-dir", "a.tar.gz")),
+    /ENOENT/,
+  );
+  await waitUntil(() => openFiles(".staging-").length === 0, 30_000, "the staged database closed");
+  assert.deepEqual(fs.readdirSync(path.join(dataDir, "backups")), [], "the staging dir is removed");
+  const file = path.join(out, "a.tar.gz");
+  await writeArchive(await prepareBackup(source), file);
+  assert.deepEqual(
+    (await readArchive(file)).files.map((f) => f.path),
+    ["sdk.db", "secret.key"],
+  );
+  assert.deepEqual(openFiles(".staging-"), []);
 });
 
 test("BACKUP_INTERVAL_HOURS takes decimals (0 turns scheduled backups off); BACKUP_KEEP a count", () => {

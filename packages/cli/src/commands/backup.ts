@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { BackupCheck } from "../backup-check.ts";
 import type { Command } from "../command.ts";
 import { connect } from "../context.ts";
 import { CliError } from "../errors.ts";
@@ -20,15 +21,20 @@ export const backup: Command = {
     const { client, host } = await connect(g);
     g.out.step(`Taking a backup of ${host}`);
     const download = await client.streamBackup();
-    const file = path.resolve(typeof values.output === "string" ? values.output : download.filename);
+    // The server's name is only a suggestion: a bare file name of the expected form, in this directory.
+    const suggested = path.basename(download.filename);
+    const name = /^sdk-backup-[0-9A-Za-z-]+\.tar\.gz$/.test(suggested) ? suggested : "sdk-backup.tar.gz";
+    const file = path.resolve(typeof values.output === "string" ? values.output : name);
     const temp = `${file}.partial`;
     const hash = createHash("sha256");
     let written = 0;
     let shown = 0;
     const out = fs.createWriteStream(temp, { mode: 0o600 });
+    const check = new BackupCheck();
     try {
       for await (const chunk of download.body) {
         hash.update(chunk);
+        await check.write(chunk);
         written += chunk.length;
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
         if (written - shown >= 1024 * 1024) {
@@ -39,6 +45,13 @@ export const backup: Command = {
       await new Promise<void>((resolve, reject) =>
         out.end((error?: Error | null) => (error ? reject(error) : resolve())),
       );
+      try {
+        await check.finish(download.files);
+      } catch (error) {
+        throw new CliError(
+          `The backup received is not whole: ${(error as Error).message}. Nothing was kept; try again.`,
+        );
+      }
       fs.renameSync(temp, file);
     } catch (error) {
       out.destroy();

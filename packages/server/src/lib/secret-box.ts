@@ -17,8 +17,16 @@ export class SecretBox {
     this.#key = key;
   }
 
-  static fromKeyFile(dataDir: string): SecretBox {
+  /**
+   * `create: false` (the database already holds encrypted values): a missing key is an error, never
+   * replaced by a new one that could not decrypt them.
+   */
+  static fromKeyFile(dataDir: string, options: { create: boolean } = { create: true }): SecretBox {
     const file = path.join(dataDir, "secret.key");
+    if (!options.create && !fs.existsSync(file))
+      throw new Error(
+        `${file} is missing but the database holds values encrypted with it (env vars, webhook secrets): put back the secret.key that belongs to this database (it is in every backup), or restore a whole backup with sdk-server restore`,
+      );
     try {
       fs.writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
     } catch (error) {

@@ -1,3 +1,5 @@
+import { AppError } from "../errors.ts";
+import type { Clock } from "../lib/clock.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 import type { BackupsService } from "./backups.ts";
 
@@ -17,11 +19,19 @@ export class BackupSchedule implements Lifecycle {
   readonly #intervalMs: number;
   readonly #keep: number;
   readonly #log: Log;
+  readonly #clock: Clock;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = true;
 
-  constructor(options: { backups: BackupsService; intervalMs: number; keep: number; log: Log }) {
+  constructor(options: {
+    backups: BackupsService;
+    intervalMs: number;
+    keep: number;
+    log: Log;
+    clock: Clock;
+  }) {
+    this.#clock = options.clock;
     this.#backups = options.backups;
     this.#intervalMs = options.intervalMs;
     this.#keep = options.keep;
@@ -33,8 +43,9 @@ export class BackupSchedule implements Lifecycle {
     if (this.#intervalMs <= 0) return;
     this.#stopped = false;
     const newest = (await this.#backups.list()).at(-1);
-    const due = newest ? newest.mtimeMs + this.#intervalMs : Date.now() + this.#intervalMs;
-    this.#schedule(Math.max(0, due - Date.now()));
+    const now = this.#clock.now();
+    const due = (newest ? newest.mtimeMs : now) + this.#intervalMs;
+    this.#schedule(Math.max(0, due - now));
   }
 
   async stop(): Promise<void> {
@@ -67,6 +78,11 @@ export class BackupSchedule implements Lifecycle {
         `scheduled backup written: ${file} (${size} bytes${removed.length ? `; removed ${removed.length} older, keeping ${this.#keep}` : ""})`,
       );
     } catch (err) {
+      if (
+        err instanceof AppError &&
+        (err.code === "insufficient_storage" || err.code === "backup_in_progress")
+      )
+        return this.#log.warn({ code: err.code }, `scheduled backup skipped: ${err.message}`);
       this.#log.warn({ err }, "scheduled backup failed; the next is tried an interval later");
     }
   }

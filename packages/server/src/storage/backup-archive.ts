@@ -3,8 +3,9 @@ import { createReadStream, createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { pipeline, Readable } from "node:stream";
-import { finished } from "node:stream/promises";
+import { finished, pipeline as pipelineAsync } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
+import { syncPath } from "./fsync.ts";
 import { ArchiveError, readTar, tarEnd, tarHeader, tarPadding } from "./tar.ts";
 
 const backupFormat = "sdk-backup";
@@ -42,9 +43,9 @@ const postgresNote =
 function excludedFromBackup(relative: string): boolean {
   const parts = relative.split("/");
   const top = parts[0]!;
-  if (top === backupsDirName) return true;
+  if (top === backupsDirName || top === "lost+found") return true;
   if (/^sdk\.db(-wal|-shm|-journal)?$/.test(top)) return true;
-  if (/^\.(write-check|restoring|replaced)-/.test(top)) return true;
+  if (/^\.(write-check|restoring|replaced)-/.test(top) || top === ".lock") return true;
   return parts.some((part) => part.endsWith(".tmp"));
 }
 
@@ -63,6 +64,15 @@ async function dataFiles(dir: string, prefix = ""): Promise<string[]> {
     if (excludedFromBackup(relative)) continue;
     if (entry.isDirectory()) found.push(...(await dataFiles(dir, relative)));
     else if (entry.isFile()) found.push(relative);
+    else if (entry.isSymbolicLink()) {
+      // A link to a file is followed (its bytes go in); anything else would silently be missing.
+      const target = await fs.stat(path.join(dir, relative)).catch(() => undefined);
+      if (!target?.isFile())
+        throw new Error(
+          `DATA_DIR holds a symbolic link a backup cannot follow: ${relative} (${target ? "to a directory" : "to nothing"}); replace it with what it points to`,
+        );
+      found.push(relative);
+    }
   }
   return found.sort();
 }
@@ -80,6 +90,7 @@ async function sha256(file: string): Promise<string> {
 async function stageFile(from: string, to: string): Promise<boolean> {
   await fs.mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
   try {
+    if ((await fs.lstat(from)).isSymbolicLink()) throw new Error("a link: copy what it points to");
     await fs.link(from, to);
     return true;
   } catch (error) {
@@ -188,20 +199,20 @@ export async function prepareBackup(source: BackupSource): Promise<PreparedBacku
   }
 }
 
-/** Writes an archive to `file` atomically: a temp file beside it, renamed once complete. */
+/**
+ * Writes an archive to `file` atomically: a temp file beside it, flushed, renamed once complete and
+ * the directory flushed. On a failure every stream is destroyed, so the staged copy of the database
+ * is closed (its space freed) and the staging dir removed.
+ */
 export async function writeArchive(prepared: PreparedBackup, file: string): Promise<number> {
   const temp = `${file}.tmp`;
-  const out = createWriteStream(temp, { mode: 0o600 });
   try {
-    const stream = prepared.stream();
-    stream.pipe(out);
-    await Promise.all([finished(stream), finished(out)]);
-    const handle = await fs.open(temp, "r");
-    await handle.sync().finally(() => handle.close());
+    await pipelineAsync(prepared.stream(), createWriteStream(temp, { mode: 0o600 }));
+    await syncPath(temp);
     await fs.rename(temp, file);
+    await syncPath(path.dirname(file));
     return (await fs.stat(file)).size;
   } catch (error) {
-    out.destroy();
     await prepared.discard();
     await fs.rm(temp, { force: true });
     throw error;
@@ -244,9 +255,16 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
   let manifest: BackupManifest | undefined;
   let manifestBytes: Buffer[] | undefined;
   const seen = new Set<string>();
+  const byPath = new Map<string, ManifestFile>();
   let current: { expected: ManifestFile; hash: ReturnType<typeof createHash>; size: number } | undefined;
   let out: import("node:fs").WriteStream | undefined;
-  const source = createReadStream(file).pipe(createGunzip());
+  // pipeline, not pipe: a read error (a permission, an I/O error) reaches the reader below.
+  const source = createGunzip();
+  let readError: NodeJS.ErrnoException | undefined;
+  const input = createReadStream(file).once("error", (error) => {
+    readError = error;
+  });
+  pipeline(input, source, () => {});
   try {
     await readTar(source, {
       async onEntry(entry) {
@@ -257,7 +275,7 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
           manifestBytes = [];
           return;
         }
-        const expected = manifest.files.find((f) => f.path === entry.path);
+        const expected = byPath.get(entry.path);
         if (!expected)
           throw new ArchiveError(
             `the archive is corrupted: it holds ${entry.path}, which its manifest does not list`,
@@ -273,7 +291,7 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
         if (extractTo) {
           const target = path.join(extractTo, entry.path);
           await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-          out = createWriteStream(target, { mode: 0o600 });
+          out = createWriteStream(target, { mode: 0o600, flush: true }); // fsynced as it closes
         }
       },
       async onData(chunk) {
@@ -300,9 +318,16 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
             throw new ArchiveError(
               `the archive is format version ${parsed.formatVersion}, newer than this server reads (${backupFormatVersion}): restore it with a newer sdk-server`,
             );
-          const bad = parsed.files.find((f) => !safePath(f.path) || f.path === "manifest.json");
+          const bad = parsed.files.find(
+            (f) =>
+              !safePath(f.path) ||
+              f.path === "manifest.json" ||
+              (f.path !== databaseFile && excludedFromBackup(f.path)) ||
+              /^\.(lock|restore-journal)/.test(f.path),
+          );
           if (bad) throw new ArchiveError(`the archive's manifest names an unsafe path: ${bad.path}`);
           manifest = parsed;
+          for (const f of parsed.files) byPath.set(f.path, f);
           return;
         }
         const { expected, hash } = current!;
@@ -322,6 +347,14 @@ export async function readArchive(file: string, extractTo?: string): Promise<Bac
   } catch (error) {
     out?.destroy();
     source.destroy();
+    input.destroy();
+    if (readError) {
+      const hint =
+        readError.code === "EACCES" || readError.code === "EPERM"
+          ? ` (it is not readable by ${typeof process.getuid === "function" ? `user ${process.getuid()}` : "this user"}: chmod 644 it, or run the restore as its owner)`
+          : "";
+      throw new ArchiveError(`the archive cannot be read: ${readError.message}${hint}`);
+    }
     if (error instanceof ArchiveError) throw error;
     if ((error as Error).message?.includes("unexpected end of file"))
       throw new ArchiveError("the archive is truncated (it ends before its last file)");
