@@ -43,7 +43,7 @@ export class Heartbeat implements Lifecycle {
     socket.on("pong", this.#alive);
     socket.on("ping", this.#alive); // a device that pings the server is alive too
     socket.on("message", this.#alive);
-    socket.once("close", this.#gone);
+    socket.on("close", this.#gone); // not once(): its wrapper would be another closure per socket
   }
 
   #tick(): void {
