@@ -95,7 +95,6 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   readonly board: Board;
   maxFrame = 0;
   firmware = "";
-  readonly #auth: DeviceAuth;
   readonly #transport: Transport;
   readonly #context: SessionContext;
   // Per connection, so thousands of idle boards cost little: what only some connections need
@@ -111,7 +110,6 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   #entities: Set<string> | undefined;
 
   constructor(auth: DeviceAuth, transport: Transport, context: SessionContext) {
-    this.#auth = auth;
     this.deviceId = auth.deviceId;
     this.projectId = auth.projectId;
     this.board = auth.board;
@@ -142,7 +140,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   }
 
   #system(level: "info" | "warn" | "error", message: string): Promise<void> {
-    return this.#context.logs.append(this.#auth, level, "system", message);
+    return this.#context.logs.append(this, level, "system", message);
   }
 
   async #reject(code: ServerError["code"], message: string, id?: number): Promise<void> {
@@ -211,9 +209,9 @@ export class DeviceSession implements LinkSession, DeviceConnection {
         }
         return;
       case "log":
-        return this.#pipeline(this.#context.logs.append(this.#auth, msg.level, "device", msg.message));
+        return this.#pipeline(this.#context.logs.append(this, msg.level, "device", msg.message));
       case "state": {
-        const recorded = this.#context.state.record(this.#auth, msg.entityId, msg.value).then(
+        const recorded = this.#context.state.record(this, msg.entityId, msg.value).then(
           () => {
             this.#entities ??= new Set();
             this.#entities.add(msg.entityId);
