@@ -17,11 +17,13 @@ export interface Options {
   serverRef: string | undefined;
   /** Write V8 CPU profiles of the servers here (diagnosis only: profiling slows them down). */
   profileDir: string | undefined;
+  /** sdk only: deploy a small script to the project before the devices connect (one instance per device). */
+  script: boolean;
 }
 
 const usage = `usage: node bench/connections/run.ts [--devices N] [--concurrency N] [--workers N]
        [--idle-seconds S] [--only sdk|reference] [--timeout-minutes M] [--out FILE]
-       [--server-ref GIT-REF] [--profile DIR]`;
+       [--server-ref GIT-REF] [--profile DIR] [--no-script]`;
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -36,6 +38,8 @@ export function parseOptions(argv: string[]): Options {
       out: { type: "string" },
       profile: { type: "string" },
       "server-ref": { type: "string" },
+      script: { type: "boolean", default: true },
+      "no-script": { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -57,5 +61,6 @@ export function parseOptions(argv: string[]): Options {
     out: values.out,
     profileDir: values.profile,
     serverRef: values["server-ref"],
+    script: values.script === true && values["no-script"] !== true,
   };
 }

@@ -2,7 +2,8 @@ import { wallMs } from "../lib/clock.ts";
 import { type Cpu, type Latency, latency, type Memory, memoryOf, Span, timeUntil } from "../lib/measure.ts";
 import { sleep } from "../lib/net.ts";
 import { type ListenCounters, listenCounters, listenDelta } from "../lib/proc.ts";
-import type { Target } from "../lib/targets.ts";
+import { SdkTarget, type Target } from "../lib/targets.ts";
+import { buildScript, counterScript } from "../scripts/project.ts";
 import { Generator } from "./generator.ts";
 import { type Spread, spread, waitAllOnline } from "./measure.ts";
 import type { Options } from "./options.ts";
@@ -10,6 +11,8 @@ import type { Options } from "./options.ts";
 export interface TargetResult {
   target: string;
   devices: number;
+  /** sdk: the script deployed before the devices connected (each device gets an instance); null: none. */
+  deployment: { id: string; version: number; status: string } | null;
   memory: {
     /** Freshly booted, nothing connected. */
     before: Memory;
@@ -83,6 +86,8 @@ export async function benchTarget(
   const n = options.devices;
   log(`[${target.name}] preparing ${n} devices`);
   const credentials = await target.prepare(n, log);
+  const deployment = options.script && target instanceof SdkTarget ? await deployScript(target) : null;
+  if (deployment) log(`[${target.name}] deployed the counter script (v${deployment.version})`);
   const generator = await Generator.launch(options.workers);
   track(generator);
   const connectTimeoutMs = 120_000 + n * 20;
@@ -136,6 +141,7 @@ export async function benchTarget(
     return {
       target: target.name,
       devices: n,
+      deployment,
       memory: {
         before,
         online,
@@ -168,6 +174,23 @@ export async function benchTarget(
   } finally {
     await generator.stop();
   }
+}
+
+/**
+ * Builds the counter script (bench/scripts/project.ts: \`onMessage\` counts) and uploads it through the
+ * REST API, as \`sdk deploy\` does, so that every device that connects gets a script instance.
+ */
+async function deployScript(target: SdkTarget): Promise<TargetResult["deployment"]> {
+  const script = await buildScript(counterScript);
+  const { client, projectId } = target.provisioned;
+  const deployment = await client.api.createDeployment({
+    params: { projectId },
+    body: { bundle: script.bundle, sourceMap: script.sourceMap, manifest: script.manifest },
+  });
+  if (deployment.status !== "active") {
+    throw new Error(`the counter script's deployment is ${deployment.status}: ${deployment.error ?? ""}`);
+  }
+  return { id: deployment.id, version: deployment.version, status: deployment.status };
 }
 
 /** Stops the server with `signal`, starts a new one, and times until every device is back. */

@@ -78,6 +78,11 @@ function restartRows(key: "storm" | "kill", name: string): Row[] {
 }
 
 const rows: Row[] = [
+  {
+    label: "Script deployed (1: one instance per device; `--no-script`: 0)",
+    value: (r) => (r.target !== "sdk" || r.deployment === undefined ? null : r.deployment ? 1 : 0),
+    digits: 0,
+  },
   { label: "RSS after boot (MiB)", value: (r) => mib(r.memory.before.rssBytes), digits: 1 },
   { label: "RSS all online (MiB)", value: (r) => mib(r.memory.online.rssBytes), digits: 1 },
   { label: "**RSS per device (kB)**", value: (r) => kb(r.memory.rssPerDeviceBytes), digits: 1 },

@@ -71,12 +71,17 @@ function linkModules(root: string): void {
   for (const entry of fs.readdirSync(installed)) {
     if (entry !== "@sdk") fs.symlinkSync(path.join(installed, entry), path.join(modules, entry));
   }
-  for (const pkg of fs.readdirSync(path.join(root, "packages"))) {
-    const manifest = path.join(root, "packages", pkg, "package.json");
+  // The workspaces: packages/* and docs/ (@sdk/docs).
+  const workspaces = [
+    ...fs.readdirSync(path.join(root, "packages")).map((p) => path.join("packages", p)),
+    "docs",
+  ];
+  for (const dir of workspaces) {
+    const manifest = path.join(root, dir, "package.json");
     if (!fs.existsSync(manifest)) continue;
     const name = (JSON.parse(fs.readFileSync(manifest, "utf8")) as { name?: string }).name;
     if (name?.startsWith("@sdk/")) {
-      fs.symlinkSync(path.join(root, "packages", pkg), path.join(modules, "@sdk", name.slice(5)));
+      fs.symlinkSync(path.join(root, dir), path.join(modules, "@sdk", name.slice(5)));
     }
   }
 }

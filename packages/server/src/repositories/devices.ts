@@ -26,6 +26,25 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       .where("projectId", "=", projectId)
       .where("projectId", "in", visibleProjectIds(db, viewer));
 
+  // The device socket's queries, built and compiled once: after a restart thousands of boards
+  // authenticate and say hello within a second or two, and building each query again cost more
+  // than running it. Parameters are in placeholder order.
+  const authQuery = db
+    .selectFrom("devices")
+    .select(["id", "projectId", "board", "secretHash"])
+    .where("id", "=", "")
+    .compile();
+  const presenceQuery = db
+    .updateTable("devices")
+    .set({ status: "online", lastSeenAt: 0 })
+    .where("id", "=", "")
+    .compile();
+  const presenceFirmwareQuery = db
+    .updateTable("devices")
+    .set({ status: "online", lastSeenAt: 0, firmwareVersion: "" })
+    .where("id", "=", "")
+    .compile();
+
   return {
     /** `tag`: only the devices with this tag. */
     list: (viewer: Viewer, projectId: string, tag?: string) => {
@@ -83,12 +102,8 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         }
       }),
     /** For the device socket: the device behind a connection attempt, by id alone. */
-    findForAuth: (id: string) =>
-      db
-        .selectFrom("devices")
-        .select(["id", "projectId", "board", "secretHash"])
-        .where("id", "=", id)
-        .executeTakeFirst(),
+    findForAuth: async (id: string) =>
+      (await db.executeQuery({ ...authQuery, parameters: [id] } as typeof authQuery)).rows[0],
     /** For the device socket: presence changes reported by the authenticated connection. */
     /** Group-committed: after a restart thousands of boards say hello at once. */
     setPresence: (
@@ -96,7 +111,14 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string },
     ) =>
       batcher.run(async (tx) => {
-        await tx.updateTable("devices").set(fields).where("id", "=", id).execute();
+        await tx.executeQuery(
+          fields.firmwareVersion === undefined
+            ? { ...presenceQuery, parameters: [fields.status, fields.lastSeenAt, id] }
+            : {
+                ...presenceFirmwareQuery,
+                parameters: [fields.status, fields.lastSeenAt, fields.firmwareVersion, id],
+              },
+        );
       }),
     /**
      * At boot no device is connected yet. Returns the devices that were still online: the server

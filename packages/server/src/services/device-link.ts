@@ -31,6 +31,15 @@ const serverStoppingLine = "server stopping: disconnected until the server is ba
  * and raw messages to connected devices. As a lifecycle part it closes the connection of a device
  * that is deleted or whose credentials change, and closes every connection when the server stops.
  */
+const interned = new Map<string, string>();
+function intern<T extends string>(text: T): T {
+  const known = interned.get(text);
+  if (known !== undefined) return known as T;
+  if (interned.size >= 10_000) interned.clear();
+  interned.set(text, text);
+  return text;
+}
+
 export function deviceLinkService(deps: DeviceLinkDeps) {
   const { repos, registry, bus } = deps;
   let stopping = false;
@@ -83,7 +92,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       const expected = Buffer.from(device?.secretHash ?? "0".repeat(64), "hex");
       const actual = Buffer.from(hashSecret(secret), "hex");
       if (!device || !timingSafeEqual(expected, actual)) throw new AppError("invalid_device_credentials");
-      return { deviceId: device.id, projectId: device.projectId, board: device.board };
+      // One string per project and board, not a copy per connection read from each device's row.
+      return { deviceId: device.id, projectId: intern(device.projectId), board: intern(device.board) };
     },
 
     open(auth: DeviceAuth, transport: Transport): LinkSession {

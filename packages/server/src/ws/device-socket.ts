@@ -4,9 +4,9 @@ import { deviceCloseCodes, deviceSocketPath, errorDocsPath, maxFrameBytes } from
 import type { FastifyInstance } from "fastify";
 import { type WebSocket, WebSocketServer } from "ws";
 import { AppError, isDatabaseUnavailable } from "../errors.ts";
-import type { DeviceAuth } from "../services/device-link.ts";
+import type { DeviceAuth, LinkSession, Transport } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
-import { FrameQueue } from "./frame-queue.ts";
+import { FrameQueue, type FrameQueueBounds, type FrameQueueHandler } from "./frame-queue.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 import { notAnUpgrade, refuseMalformedHandshakes } from "./upgrade.ts";
 
@@ -16,12 +16,57 @@ import { notAnUpgrade, refuseMalformedHandshakes } from "./upgrade.ts";
  * holds at most about 0.8 MB of frames in the server (state values are at most 8 KB), plus the
  * socket's buffers.
  */
-const frameQueueBounds = {
+const frameQueueBounds: FrameQueueBounds = {
   highFrames: 1024,
   lowFrames: 256,
   highBytes: 256 * 1024,
   lowBytes: 64 * 1024,
+  now: Date.now,
 };
+
+/**
+ * What one device connection needs from its socket: the session's transport and the frame queue's
+ * handler in one object (not a closure each: idle boards are many).
+ */
+class Connection implements Transport, FrameQueueHandler {
+  readonly socket: WebSocket;
+  readonly deviceId: string;
+  readonly #app: FastifyInstance;
+  session: LinkSession | undefined;
+  closeReason = "";
+  closeCode: number | undefined;
+
+  constructor(socket: WebSocket, deviceId: string, app: FastifyInstance) {
+    this.socket = socket;
+    this.deviceId = deviceId;
+    this.#app = app;
+  }
+
+  send(text: string): void {
+    this.socket.send(text);
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  onError(error: unknown): void {
+    this.#app.log.error({ err: error, deviceId: this.deviceId }, "device frame failed");
+  }
+
+  onEpisode(episode: { pauses: number; frames: number; ms: number }): void {
+    this.#app.log.warn({ deviceId: this.deviceId, ...episode }, "device frames deferred (socket paused)");
+    void this.session?.backpressure(episode);
+  }
+}
 
 /** `Authorization: Basic base64(deviceId:secret)`. */
 function basicCredentials(request: IncomingMessage): { deviceId: string; secret: string } {
@@ -95,25 +140,12 @@ export function deviceSocket(
   }
 
   function openSession(auth: DeviceAuth, socket: WebSocket): void {
-    const session = services.deviceLink.open(auth, {
-      send: (text) => socket.send(text),
-      close: (code, reason) => socket.close(code, reason),
-    });
-    let closeReason = "";
-    let closeCode: number | undefined;
-    const queue = new FrameQueue({
-      ...frameQueueBounds,
-      pause: () => socket.pause(),
-      resume: () => socket.resume(),
-      now: Date.now,
-      onError: (error) => app.log.error({ err: error, deviceId: auth.deviceId }, "device frame failed"),
-      onEpisode: (episode) => {
-        app.log.warn({ deviceId: auth.deviceId, ...episode }, "device frames deferred (socket paused)");
-        void session.backpressure(episode);
-      },
-    });
+    const connection = new Connection(socket, auth.deviceId, app);
+    const session = services.deviceLink.open(auth, connection);
+    connection.session = session;
+    const queue = new FrameQueue(frameQueueBounds, connection);
     heartbeat.track(socket, () => {
-      closeReason = "heartbeat timeout";
+      connection.closeReason = "heartbeat timeout";
     });
     socket.on("message", (data, isBinary) => {
       const bytes = (data as Buffer).length ?? 0;
@@ -121,17 +153,17 @@ export function deviceSocket(
     });
     socket.on("error", (error: Error & { code?: string }) => {
       if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
-      closeCode = deviceCloseCodes.tooBig;
-      closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
+      connection.closeCode = deviceCloseCodes.tooBig;
+      connection.closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
       queue.push(0, () => session.refusedTooBig());
     });
     socket.on("close", (code, reason) => {
       // Offline at once, not after the frames still waiting (they are handled all the same).
       queue.closed();
       session
-        .closed(closeCode ?? code, closeReason || reason.toString())
+        .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
         .catch((error: unknown) =>
-          app.log.error({ err: error, deviceId: auth.deviceId }, "device close failed"),
+          app.log.error({ err: error, deviceId: connection.deviceId }, "device close failed"),
         );
     });
   }

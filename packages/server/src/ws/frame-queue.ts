@@ -8,18 +8,23 @@ interface BackpressureEpisode {
   ms: number;
 }
 
-export interface FrameQueueOptions {
+/** Shared by every queue of a server. */
+export interface FrameQueueBounds {
   /** Reading pauses when this many frames (or bytes) wait, and resumes at the low marks. */
   highFrames: number;
   lowFrames: number;
   highBytes: number;
   lowBytes: number;
+  now(): number;
+}
+
+/** One per connection: its socket and its logs. */
+export interface FrameQueueHandler {
   pause(): void;
   resume(): void;
   onError(error: unknown): void;
   /** Once per episode, when the queue is empty again (or the socket closed). */
   onEpisode(episode: BackpressureEpisode): void;
-  now(): number;
 }
 
 interface Item {
@@ -33,16 +38,19 @@ interface Item {
  * read is dropped.
  */
 export class FrameQueue {
-  readonly #o: FrameQueueOptions;
-  #items: Item[] = [];
+  readonly #o: FrameQueueBounds;
+  readonly #handler: FrameQueueHandler;
+  /** Only while frames wait (an idle device holds no array). */
+  #items: Item[] | null = null;
   #head = 0;
   #bytes = 0;
   #running = false;
   #paused = false;
   #episode: { start: number; pauses: number; frames: number } | null = null;
 
-  constructor(options: FrameQueueOptions) {
-    this.#o = options;
+  constructor(bounds: FrameQueueBounds, handler: FrameQueueHandler) {
+    this.#o = bounds;
+    this.#handler = handler;
   }
 
   get paused(): boolean {
@@ -51,10 +59,11 @@ export class FrameQueue {
 
   /** Frames waiting (not yet handled). */
   get length(): number {
-    return this.#items.length - this.#head;
+    return (this.#items?.length ?? 0) - this.#head;
   }
 
   push(bytes: number, work: () => Promise<void>): void {
+    this.#items ??= [];
     this.#items.push({ bytes, work });
     this.#bytes += bytes;
     if (this.#episode) this.#episode.frames++;
@@ -63,7 +72,7 @@ export class FrameQueue {
       this.#paused = true;
       this.#episode ??= { start: this.#o.now(), pauses: 0, frames: this.length };
       this.#episode.pauses++;
-      this.#o.pause();
+      this.#handler.pause();
     }
     if (!this.#running) void this.#drain();
   }
@@ -76,25 +85,26 @@ export class FrameQueue {
 
   async #drain(): Promise<void> {
     this.#running = true;
-    while (this.#head < this.#items.length) {
-      const item = this.#items[this.#head]!;
-      this.#items[this.#head++] = undefined as unknown as Item; // let the frame go
-      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-        this.#items = this.#items.slice(this.#head);
+    while (this.#items && this.#head < this.#items.length) {
+      const items = this.#items;
+      const item = items[this.#head]!;
+      items[this.#head++] = undefined as unknown as Item; // let the frame go
+      if (this.#head > 1024 && this.#head * 2 > items.length) {
+        this.#items = items.slice(this.#head);
         this.#head = 0;
       }
       this.#bytes -= item.bytes;
       try {
         await item.work();
       } catch (error) {
-        this.#o.onError(error);
+        this.#handler.onError(error);
       }
       if (this.#paused && this.length <= this.#o.lowFrames && this.#bytes <= this.#o.lowBytes) {
         this.#paused = false;
-        this.#o.resume();
+        this.#handler.resume();
       }
     }
-    this.#items = [];
+    this.#items = null;
     this.#head = 0;
     this.#running = false;
     if (!this.#paused) this.#endEpisode();
@@ -104,6 +114,10 @@ export class FrameQueue {
     const episode = this.#episode;
     if (!episode) return;
     this.#episode = null;
-    this.#o.onEpisode({ pauses: episode.pauses, frames: episode.frames, ms: this.#o.now() - episode.start });
+    this.#handler.onEpisode({
+      pauses: episode.pauses,
+      frames: episode.frames,
+      ms: this.#o.now() - episode.start,
+    });
   }
 }

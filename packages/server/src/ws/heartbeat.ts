@@ -16,10 +16,21 @@ export class Heartbeat implements Lifecycle {
   readonly name = "heartbeat";
   readonly #sockets = new Map<WebSocket, Tracked>();
   readonly #intervalMs: number;
+  // One listener of each kind for every socket (`this` is the socket), not closures per socket.
+  readonly #alive: (this: WebSocket) => void;
+  readonly #gone: (this: WebSocket) => void;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(intervalSeconds: number) {
     this.#intervalMs = intervalSeconds * 1000;
+    const sockets = this.#sockets;
+    this.#alive = function (this: WebSocket) {
+      const entry = sockets.get(this);
+      if (entry) entry.alive = true;
+    };
+    this.#gone = function (this: WebSocket) {
+      sockets.delete(this);
+    };
   }
 
   start(): void {
@@ -28,15 +39,11 @@ export class Heartbeat implements Lifecycle {
   }
 
   track(socket: WebSocket, onDead: () => void): void {
-    const entry: Tracked = { alive: true, missed: 0, onDead };
-    this.#sockets.set(socket, entry);
-    const alive = () => {
-      entry.alive = true;
-    };
-    socket.on("pong", alive);
-    socket.on("ping", alive); // a device that pings the server is alive too
-    socket.on("message", alive);
-    socket.once("close", () => this.#sockets.delete(socket));
+    this.#sockets.set(socket, { alive: true, missed: 0, onDead });
+    socket.on("pong", this.#alive);
+    socket.on("ping", this.#alive); // a device that pings the server is alive too
+    socket.on("message", this.#alive);
+    socket.on("close", this.#gone); // not once(): its wrapper would be another closure per socket
   }
 
   #tick(): void {

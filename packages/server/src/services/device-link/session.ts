@@ -95,27 +95,26 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   readonly board: Board;
   maxFrame = 0;
   firmware = "";
-  readonly #auth: DeviceAuth;
   readonly #transport: Transport;
   readonly #context: SessionContext;
-  readonly #rpc: CommandRpc;
-  #strikes: number[] = [];
+  // Per connection, so thousands of idle boards cost little: what only some connections need
+  // (commands, strikes, writes in flight, entities) is created on first use.
+  #rpc: CommandRpc | undefined;
+  #strikes: number[] | undefined;
   #helloDone = false;
   #closed = false;
   #helloTimer: NodeJS.Timeout | undefined;
   #hello: Promise<void> | undefined;
-  readonly #inFlight = new Set<Promise<void>>();
+  #inFlight: Set<Promise<void>> | undefined;
   /** Entities stored through this connection: their next reports need no limit check first. */
-  readonly #entities = new Set<string>();
+  #entities: Set<string> | undefined;
 
   constructor(auth: DeviceAuth, transport: Transport, context: SessionContext) {
-    this.#auth = auth;
     this.deviceId = auth.deviceId;
     this.projectId = auth.projectId;
     this.board = auth.board;
     this.#transport = transport;
     this.#context = context;
-    this.#rpc = new CommandRpc((frame) => transport.send(frame), context.nextCommandId);
   }
 
   /** A device that does not say hello in time is closed. */
@@ -136,18 +135,19 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   }
 
   command(type: CommandType, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+    this.#rpc ??= new CommandRpc((frame) => this.#transport.send(frame), this.#context.nextCommandId);
     return this.#rpc.call(type, args, timeoutMs, this.maxFrame);
   }
 
   #system(level: "info" | "warn" | "error", message: string): Promise<void> {
-    return this.#context.logs.append(this.#auth, level, "system", message);
+    return this.#context.logs.append(this, level, "system", message);
   }
 
   async #reject(code: ServerError["code"], message: string, id?: number): Promise<void> {
     this.send({ type: "error", ...(id ? { id } : {}), code, message });
     await this.#system("warn", `protocol error (${code}): ${message}`);
     const now = this.#context.clock.now();
-    this.#strikes = this.#strikes.filter((t) => t > now - strikeWindowMs);
+    this.#strikes = (this.#strikes ?? []).filter((t) => t > now - strikeWindowMs);
     this.#strikes.push(now);
     if (this.#strikes.length >= maxStrikes) {
       await this.#system("error", `${maxStrikes} bad frames within a minute: disconnecting`);
@@ -187,31 +187,42 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       return this.#reject("invalid_message", `${type}: ${issuesLine(parsed.error, message)}`, id);
     const msg = parsed.data;
     switch (msg.type) {
-      case "hello":
-        this.#hello = this.#sayHello(msg);
-        return this.#hello;
+      case "hello": {
+        const hello = this.#sayHello(msg);
+        this.#hello = hello;
+        try {
+          await hello;
+        } finally {
+          // Done: a close no longer waits for it (and the connection does not keep it).
+          if (this.#hello === hello) this.#hello = undefined;
+        }
+        return;
+      }
       case "result":
-        if (!this.#rpc.settle(msg.id, msg.value))
+        if (!this.#rpc?.settle(msg.id, msg.value))
           await this.#system("warn", `result for unknown command ${msg.id}`);
         return;
       case "error":
         if (msg.id === undefined) return this.#system("error", `device error ${msg.code}: ${msg.message}`);
-        if (!this.#rpc.fail(msg.id, msg.code, msg.message)) {
+        if (!this.#rpc?.fail(msg.id, msg.code, msg.message)) {
           await this.#system("warn", `error for unknown command ${msg.id}: ${msg.message}`);
         }
         return;
       case "log":
-        return this.#pipeline(this.#context.logs.append(this.#auth, msg.level, "device", msg.message));
+        return this.#pipeline(this.#context.logs.append(this, msg.level, "device", msg.message));
       case "state": {
-        const recorded = this.#context.state.record(this.#auth, msg.entityId, msg.value).then(
-          () => void this.#entities.add(msg.entityId),
+        const recorded = this.#context.state.record(this, msg.entityId, msg.value).then(
+          () => {
+            this.#entities ??= new Set();
+            this.#entities.add(msg.entityId);
+          },
           (error: unknown) => {
             if (error instanceof AppError) return this.#reject("invalid_message", error.message, id);
             throw error;
           },
         );
         // A new entity waits for its commit, so the per-device entity limit is checked in order.
-        if (!this.#entities.has(msg.entityId)) return recorded;
+        if (!this.#entities?.has(msg.entityId)) return recorded;
         return this.#pipeline(recorded);
       }
       default:
@@ -221,11 +232,13 @@ export class DeviceSession implements LinkSession, DeviceConnection {
 
   /** Lets the next frame be handled while this write commits, up to `maxFramesInFlight`. */
   async #pipeline(write: Promise<void>): Promise<void> {
+    this.#inFlight ??= new Set();
+    const inFlight = this.#inFlight;
     const tracked: Promise<void> = write
       .catch((error: unknown) => this.#context.onError(error))
-      .finally(() => this.#inFlight.delete(tracked));
-    this.#inFlight.add(tracked);
-    while (this.#inFlight.size >= maxFramesInFlight) await Promise.race(this.#inFlight);
+      .finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    while (inFlight.size >= maxFramesInFlight) await Promise.race(inFlight);
   }
 
   #route(message: { type: string } & Record<string, unknown>): Promise<void> | undefined {
@@ -253,6 +266,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       );
     }
     clearTimeout(this.#helloTimer);
+    this.#helloTimer = undefined;
     if (this.#closed) return;
     this.#helloDone = true;
     this.maxFrame = hello.maxFrame;
@@ -319,7 +333,8 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#helloTimer);
-    this.#rpc.abandon();
+    this.#helloTimer = undefined;
+    this.#rpc?.abandon();
     // A hello under way registers and marks online first; the offline below must come after it.
     await this.#hello?.catch(() => undefined);
     const { repos, registry, bus, clock, onError } = this.#context;
