@@ -163,6 +163,12 @@ export const errorCatalog = {
     description:
       "A plain HTTP request reached a WebSocket path (the device socket `/v1/device` or a watch socket), or its WebSocket handshake was malformed (the message says which header). Connect with a WebSocket client: it sends `Upgrade: websocket`, `Connection: Upgrade`, `Sec-WebSocket-Key` and `Sec-WebSocket-Version: 13`.",
   },
+  too_many_commands: {
+    status: 429,
+    message: "Too many commands waiting",
+    description:
+      "A device script sent a command while 64 commands to the same device were already waiting for their result. Await command results (or send fewer at once) before sending more; the command was not sent.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

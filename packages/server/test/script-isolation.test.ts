@@ -24,6 +24,7 @@ const throttledLine =
 const collapsedTimeouts = /^Script execution timeout \(repeated (\d+) more times? in the last 10 s\)$/;
 
 test("a hostile project is throttled and told so once, its repeated timeouts collapse, another project's events go on, and its redeploy goes live", async (t) => {
+  const began = Date.now();
   const s = await scriptProject(t, {
     env: { SCRIPT_CPU_BUDGET_MS: "50", SCRIPT_TIMEOUT_MS: "50", SCRIPT_WORKERS: "1" },
   });
@@ -71,9 +72,16 @@ test("a hostile project is throttled and told so once, its repeated timeouts col
   const summaries = lines.filter((l) => collapsedTimeouts.test(l));
   const collapsed = summaries.reduce((sum, l) => sum + Number(collapsedTimeouts.exec(l)![1]), 0);
   t.diagnostic(`timeouts written: ${plain}, collapsed: ${collapsed} in ${summaries.length} lines`);
-  assert.ok(plain <= 3 * (summaries.length + 2), `at most 3 plain lines per 10 s window (${plain})`);
+  // Bounds from the time the test took (a busy machine may take minutes), not from a schedule.
+  const elapsedMs = Date.now() - began;
+  const windows = Math.ceil(elapsedMs / 10_000) + 1;
+  assert.ok(plain <= 3 * windows, `at most 3 plain lines per 10 s window (${plain} in ${windows})`);
   assert.ok(collapsed > 0);
-  assert.ok(lines.filter((l) => throttledLine.test(l)).length <= 2, "the throttle is said once (a minute)");
+  const throttleLines = lines.filter((l) => throttledLine.test(l)).length;
+  assert.ok(
+    throttleLines <= Math.ceil(elapsedMs / 60_000) + 1,
+    `the throttle is said once a minute at most (${throttleLines} in ${elapsedMs} ms)`,
+  );
 
   // The owner's corrective deploy goes live, on the same connection.
   const fixed = await deploy(
@@ -144,7 +152,8 @@ export default class Queue extends DeviceScript {
 });
 
 test("a script's output flood is bounded: the excess is dropped and counted, repeated lines are collapsed", async (t) => {
-  const s = await scriptProject(t);
+  // A deadline far beyond what 5,000 console.log calls take even on a very busy machine.
+  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "30000" } });
   await deploy(
     t,
     s.client,
@@ -171,7 +180,7 @@ export default class Flood extends DeviceScript {
 
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "flood" } });
   const dropped =
-    /^(\d+) emitState\/log\/send calls were dropped in the last 10 s: over 1000 a second from one device/;
+    /^(\d+) emitState\/log\/send calls were dropped in the last 10 s: over 1000 from one handler call/;
   await waitUntil(
     async () =>
       (await s.client.api.listDeviceLogs({ params: ids, query: { limit: 500 } })).some((l) =>
@@ -184,7 +193,7 @@ export default class Flood extends DeviceScript {
   const count = Number(dropped.exec(all.find((l) => dropped.test(l.message))!.message)![1]);
   const written = all.filter((l) => l.message.startsWith("flood ")).length;
   t.diagnostic(`flood: ${written} lines written (of the last 500 read), ${count} dropped`);
-  assert.ok(count >= 3000 && count < 5000, `most of the 5000 were dropped (${count})`);
+  assert.equal(count, 4000, "one handler call's output past 1000 items is dropped");
 });
 
 test("a timeout in the worker still becomes a script.failed event", async (t) => {
@@ -210,4 +219,35 @@ export default class Spins extends DeviceScript {
     failed.map((e) => [e.projectId, e.deviceId, e.kind]),
     [[ids.projectId, ids.deviceId, "timeout"]],
   );
+});
+
+test("a script's commands to one device are capped: past 64 waiting, more are refused with too_many_commands", async (t) => {
+  const s = await scriptProject(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Burst extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type !== "burst") return;
+    let refused = 0;
+    let answered = 0;
+    const all = [];
+    for (let i = 0; i < 100; i++)
+      all.push(this.env.DEVICE.gpioRead(2).then(() => { answered++; }, (e) => { if (e.code === "too_many_commands") refused++; }));
+    await Promise.all(all);
+    console.log(\`answered \${answered}, refused \${refused}\`);
+  }
+}`,
+    { skipTypeCheck: true },
+  );
+  const { ids, device } = await s.runningDevice();
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "burst" } });
+  await waitUntil(
+    async () => (await s.logs(device.id)).some((l) => l.startsWith("answered ")),
+    60_000,
+    "the burst's outcome logged",
+  );
+  assert.ok((await s.logs(device.id)).includes("answered 64, refused 36"));
 });

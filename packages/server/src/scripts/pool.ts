@@ -21,7 +21,10 @@ export interface RemoteHost {
 export interface PoolOptions {
   /** Workers shared by projects that stay within their CPU budget. */
   workers: number;
-  /** Output items (emitState, log, send) of one project that may wait to be stored. */
+  /**
+   * Output items (emitState, log, send, commands) of one project that may wait to be stored or
+   * answered: device sockets wait above it (`waitForRoom`), a timer's output is dropped above it.
+   */
   maxOutputInFlight: number;
   /** Messages queued into a project's worker above which device sockets wait (`waitForRoom`). */
   queueHighWater: number;
@@ -127,12 +130,16 @@ class ScriptWorker {
       return;
     }
     const sandbox = this.sandboxes.get(m.id);
-    const done = () => this.ack(m.id);
     if (!sandbox || sandbox.disposed) {
-      if (m.t === "emit" || m.t === "log" || m.t === "send") done();
+      if (m.t === "emit" || m.t === "log" || m.t === "send") this.ack(m.id);
       if (m.t === "command") this.post({ t: "result", cmd: m.cmd, ok: false, value: { code: "no_script" } });
       return;
     }
+    if (m.t === "emit" || m.t === "log" || m.t === "send" || m.t === "command") sandbox.outputStarted();
+    const done = () => {
+      sandbox.outputDone();
+      this.ack(m.id);
+    };
     const host = sandbox.host;
     switch (m.t) {
       case "emit":
@@ -150,8 +157,14 @@ class ScriptWorker {
         return;
       case "command":
         host.command(m.deviceId, m.type, m.args).then(
-          (value) => this.post({ t: "result", cmd: m.cmd, ok: true, value }),
-          (error: unknown) => this.post({ t: "result", cmd: m.cmd, ok: false, value: error }),
+          (value) => {
+            sandbox.outputDone();
+            this.post({ t: "result", cmd: m.cmd, ok: true, value });
+          },
+          (error: unknown) => {
+            sandbox.outputDone();
+            this.post({ t: "result", cmd: m.cmd, ok: false, value: error });
+          },
         );
         return;
       case "failed":
@@ -185,6 +198,8 @@ export class RemoteSandbox {
   #disposed = false;
   /** Messages posted to the worker that have not run yet. */
   #queued = 0;
+  /** Output items (emitState, log, send, commands) from the worker not stored or answered yet. */
+  #output = 0;
   #roomWaiters: (() => void)[] = [];
 
   constructor(id: number, projectId: string, host: RemoteHost, worker: ScriptWorker, options: PoolOptions) {
@@ -240,10 +255,24 @@ export class RemoteSandbox {
     return (await this.worker.sync(this.id)) ?? this.#fault;
   }
 
-  /** Null while fewer messages than the high-water mark wait in the worker, else resolves below the low-water mark. */
+  /**
+   * Null while fewer messages than the high-water mark wait in the worker and fewer output items
+   * than `maxOutputInFlight` wait to be stored, else resolves once both are at their low marks.
+   */
   waitForRoom(): Promise<void> | null {
-    if (this.#disposed || this.#queued < this.#options.queueHighWater) return null;
+    if (this.#disposed) return null;
+    if (this.#queued < this.#options.queueHighWater && this.#output < this.#options.maxOutputInFlight)
+      return null;
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
+  }
+
+  outputStarted(): void {
+    this.#output++;
+  }
+
+  outputDone(): void {
+    this.#output = Math.max(0, this.#output - 1);
+    this.#maybeRelease();
   }
 
   dispose(): void {
@@ -257,7 +286,16 @@ export class RemoteSandbox {
 
   delivered(n: number): void {
     this.#queued = Math.max(0, this.#queued - n);
-    if (this.#queued <= this.#options.queueLowWater) this.#releaseWaiters();
+    this.#maybeRelease();
+  }
+
+  #maybeRelease(): void {
+    if (
+      this.#roomWaiters.length > 0 &&
+      this.#queued <= this.#options.queueLowWater &&
+      this.#output <= this.#options.maxOutputInFlight / 2
+    )
+      this.#releaseWaiters();
   }
 
   faulted(reason: string): void {

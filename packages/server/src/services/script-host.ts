@@ -31,7 +31,10 @@ interface ProjectScripts {
 
 const restartWindowMs = 5 * 60_000;
 const maxRestarts = 3;
-/** Output items (emitState, log, send) of one project that may wait to be stored; more are dropped. */
+/**
+ * Output items (emitState, log, send, commands) of one project that may wait to be stored or
+ * answered: above it device sockets wait, and a timer's output is dropped.
+ */
 const maxOutputInFlight = 256;
 /** Device messages queued into a project's worker at which device sockets wait, and where they go on. */
 const queueHighWater = 500;
@@ -161,7 +164,7 @@ export function scriptHostService(deps: {
       p.dropped = undefined;
       logAll(
         projectId,
-        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: over 1000 a second from one device, or more than ${maxOutputInFlight} of the project's waiting to be stored`,
+        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: over 1000 from one handler call, or from timers over 1000 a second for one device or while ${maxOutputInFlight} of the project's wait to be stored`,
       );
     }, 10_000).unref();
     p.dropped = { count: n, timer };
