@@ -251,3 +251,34 @@ export default class Burst extends DeviceScript {
   );
   assert.ok((await s.logs(device.id)).includes("answered 64, refused 36"));
 });
+
+test("output made while a sandbox is disposed is still stored: the last device's onDeviceDisconnect line", async (t) => {
+  const s = await scriptProject(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Bye extends DeviceScript {
+  onDeviceDisconnect() {
+    console.log("bye");
+    this.env.DEVICE.emitState("left", true);
+  }
+}`,
+  );
+  const { sim, device, ids } = await s.runningDevice();
+  await sim.stop();
+  await waitUntil(
+    async () => (await s.logs(device.id)).includes("bye"),
+    60_000,
+    "the disconnect handler's line in the device log",
+  );
+  await waitUntil(
+    async () =>
+      (await s.client.api.getDeviceState({ params: ids })).some(
+        (v) => v.entityId === "left" && v.value === true,
+      ),
+    60_000,
+    "the disconnect handler's state stored",
+  );
+});

@@ -39,4 +39,6 @@ export type FromWorker =
   | { t: "delivered"; id: number; n: number }
   /** Output items the worker dropped because `maxOutput` were already waiting. */
   | { t: "dropped"; id: number; deviceId: string; n: number }
-  | { t: "synced"; id: number; req: number; fault: string | null };
+  | { t: "synced"; id: number; req: number; fault: string | null }
+  /** The sandbox is gone from the worker: everything it made has been posted before this. */
+  | { t: "disposed"; id: number };

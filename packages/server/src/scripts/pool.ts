@@ -129,8 +129,13 @@ class ScriptWorker {
       this.#syncs.delete(m.req);
       return;
     }
+    if (m.t === "disposed") {
+      this.sandboxes.delete(m.id);
+      return;
+    }
     const sandbox = this.sandboxes.get(m.id);
-    if (!sandbox || sandbox.disposed) {
+    // A disposed sandbox's last output (onDeviceDisconnect's, say) is still stored: it stays here until the worker says it is gone.
+    if (!sandbox || sandbox.fault !== null || (sandbox.disposed && m.t === "command")) {
       if (m.t === "emit" || m.t === "log" || m.t === "send") this.ack(m.id);
       if (m.t === "command") this.post({ t: "result", cmd: m.cmd, ok: false, value: { code: "no_script" } });
       return;
@@ -275,12 +280,12 @@ export class RemoteSandbox {
     this.#maybeRelease();
   }
 
+  /** Stops the sandbox; what it already made is still stored (it leaves `worker.sandboxes` once the worker says `disposed`). */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#devices.clear();
     this.worker.post({ t: "dispose", id: this.id });
-    this.worker.sandboxes.delete(this.id);
     this.#releaseWaiters();
   }
 

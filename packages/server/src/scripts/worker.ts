@@ -203,6 +203,7 @@ function apply(op: Exclude<ToWorker, { t: "load" | "result" | "ack" }>) {
       sandboxes.delete(op.id);
       outputInFlight.delete(op.id);
       faults.delete(op.id);
+      post({ t: "disposed", id: op.id });
       return;
     case "sync":
       post({
