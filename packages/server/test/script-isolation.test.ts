@@ -282,3 +282,44 @@ export default class Bye extends DeviceScript {
     "the disconnect handler's state stored",
   );
 });
+
+test("a crashed worker thread restarts every project on it, uncounted: another project's script runs again each time", async (t) => {
+  const s = await scriptProject(t, { env: { SCRIPT_WORKERS: "1" } });
+  const other = await s.client.api.createProject({ body: { name: "other" } });
+  await deploy(t, s.client, other.id, counter);
+  const good = await s.addDevice("good", other.id);
+  good.sim.start();
+  await good.sim.waitFor("connected");
+  await deploy(t, s.client, s.project.id, counter);
+  await s.runningDevice();
+  const scripts = s.server.services.scripts;
+  await waitUntil(() => scripts.runningDeployment(other.id) !== null, 30_000, "the other project running");
+
+  const watch = await openSocket(
+    t,
+    wsUrl(s.url, `/v1/projects/${other.id}/devices/${good.device.id}/watch`),
+    { headers: { authorization: `Bearer ${s.client.token}` } },
+  );
+  await watch.inbox.type("snapshot");
+  const restartLine = /^the scripts restart: the scripts' worker thread stopped/;
+  // More crashes than the 3 restarts in 5 minutes a failing project gets.
+  for (let crash = 1; crash <= 5; crash++) {
+    scripts.crashWorkerForTests(s.project.id);
+    await waitUntil(
+      async () => (await s.logs(good.device.id, other.id)).filter((l) => restartLine.test(l)).length >= crash,
+      60_000,
+      `the other project's device told of restart ${crash}`,
+    );
+    await scripts.settled(other.id);
+    await waitUntil(
+      () => scripts.runningDeployment(other.id) !== null,
+      60_000,
+      "the other project running again",
+    );
+    good.sim.sendEvent("n", { n: crash });
+    await watch.inbox.next((m) => m.type === "state" && m.entityId === "n" && m.value === crash, 60_000);
+  }
+  const lines = await s.logs(good.device.id, other.id);
+  assert.ok(!lines.some((l) => l.startsWith("scripts stopped:")), "the crashes were not counted against it");
+  assert.ok(!lines.some((l) => l.startsWith("scripts throttled:")));
+});

@@ -14,8 +14,11 @@ export interface RemoteHost {
   dropped(deviceId: string, n: number): void;
   /** The CPU budget ran out: entries wait for the next second. */
   throttled(): void;
-  /** The sandbox stopped itself (memory cap, stack overflow, runaway promise jobs). */
-  fault(reason: string): void;
+  /**
+   * The sandbox stopped itself (`script`: memory cap, stack overflow, runaway promise jobs), or its
+   * worker thread ended under it (`crash`: not the project's doing).
+   */
+  fault(reason: string, kind: "script" | "crash"): void;
 }
 
 export interface PoolOptions {
@@ -63,7 +66,7 @@ class ScriptWorker {
       for (const resolve of this.#syncs.values()) resolve(reason);
       this.#loads.clear();
       this.#syncs.clear();
-      for (const sandbox of [...this.sandboxes.values()]) sandbox.faulted(reason);
+      for (const sandbox of [...this.sandboxes.values()]) sandbox.faulted(reason, "crash");
       onExit(this);
     });
     // After the listeners: the server's lifecycle ends the workers, they never keep the process up.
@@ -109,6 +112,11 @@ class ScriptWorker {
 
   terminate(): void {
     this.#exited = true;
+    void this.#worker.terminate();
+  }
+
+  /** Ends the thread as a crash would: its sandboxes fault with kind `crash` (tests). */
+  crash(): void {
     void this.#worker.terminate();
   }
 
@@ -303,14 +311,16 @@ export class RemoteSandbox {
       this.#releaseWaiters();
   }
 
-  faulted(reason: string): void {
+  faulted(reason: string, kind: "script" | "crash" = "script"): void {
     if (this.#disposed) return;
     this.#fault = reason;
     this.#disposed = true;
     this.#devices.clear();
     this.worker.sandboxes.delete(this.id);
+    // The worker forgets what it keeps for the sandbox (its fault, output counts).
+    this.worker.post({ t: "dispose", id: this.id });
     this.#releaseWaiters();
-    this.host.fault(reason);
+    this.host.fault(reason, kind);
   }
 
   #releaseWaiters(): void {

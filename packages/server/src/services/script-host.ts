@@ -146,9 +146,9 @@ export function scriptHostService(deps: {
       const s = sandbox();
       if (s) throttled(projectId, s);
     },
-    fault: (reason) => {
+    fault: (reason, kind) => {
       const s = sandbox();
-      if (s) faulted(projectId, s, reason);
+      if (s) faulted(projectId, s, reason, kind);
     },
   });
 
@@ -244,13 +244,22 @@ export function scriptHostService(deps: {
     attachAll(projectId, sandbox);
   }
 
-  /** A sandbox stopped itself. Only the running one matters: a replaced or trial sandbox is never restarted. */
-  function faulted(projectId: string, sandbox: RemoteSandbox, reason: string) {
+  /**
+   * A sandbox stopped itself, or its worker thread ended (`crash`: every project on that worker
+   * restarts, none is isolated or has the restart counted against it). Only the running one
+   * matters: a replaced or trial sandbox is never restarted.
+   */
+  function faulted(projectId: string, sandbox: RemoteSandbox, reason: string, kind: "script" | "crash") {
     const p = projects.get(projectId);
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
-    pool.markOverBudget(projectId);
+    if (kind === "script") pool.markOverBudget(projectId);
     if (stopped || !connected.get(projectId)?.size) return;
+    if (kind === "crash") {
+      logAll(projectId, `the scripts restart: ${reason} (their instances' state is lost)`);
+      serial(projectId, (q) => start(projectId, q)).catch(onError);
+      return;
+    }
     const now = Date.now();
     p.restarts = p.restarts.filter((t) => t > now - restartWindowMs);
     p.restarts.push(now);
@@ -403,6 +412,11 @@ export function scriptHostService(deps: {
      */
     waitForRoom: (projectId: string): Promise<void> | null =>
       projects.get(projectId)?.running?.sandbox.waitForRoom() ?? null,
+
+    /** Ends the worker thread running the project's scripts, as a crash would (tests). */
+    crashWorkerForTests: (projectId: string): void => {
+      projects.get(projectId)?.running?.sandbox.worker.crash();
+    },
 
     /** Which deployment runs for a project right now (for tests and status). */
     runningDeployment: (projectId: string) => projects.get(projectId)?.running?.deploymentId ?? null,
