@@ -40,5 +40,7 @@ export type FromWorker =
   /** Output items the worker dropped because `maxOutput` were already waiting. */
   | { t: "dropped"; id: number; deviceId: string; n: number }
   | { t: "synced"; id: number; req: number; fault: string | null }
+  /** The device's instance is gone (its onDeviceDisconnect ran): it makes no more output. */
+  | { t: "detached"; id: number; deviceId: string }
   /** The sandbox is gone from the worker: everything it made has been posted before this. */
   | { t: "disposed"; id: number };

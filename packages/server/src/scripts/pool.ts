@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { LogLevel } from "@sdk/protocol";
+import { type LogLevel, logLevels } from "@sdk/protocol";
 import { type SandboxLimits, ScriptLoadError } from "@sdk/sandbox";
 import type { FromWorker, ToWorker } from "./messages.ts";
 
@@ -142,6 +142,22 @@ class ScriptWorker {
       return;
     }
     const sandbox = this.sandboxes.get(m.id);
+    if (m.t === "detached") {
+      sandbox?.detachedInWorker(m.deviceId);
+      return;
+    }
+    // What the worker says is checked: output only for devices attached to that sandbox, valid levels.
+    if (
+      "deviceId" in m &&
+      m.t !== "dropped" &&
+      (!sandbox?.hasDevice(m.deviceId) ||
+        (m.t === "log" && !(logLevels as readonly string[]).includes(m.level)))
+    ) {
+      if (m.t === "emit" || m.t === "log" || m.t === "send") this.ack(m.id);
+      if (m.t === "command")
+        this.post({ t: "result", cmd: m.cmd, ok: false, value: { code: "invalid_argument" } });
+      return;
+    }
     // A disposed sandbox's last output (onDeviceDisconnect's, say) is still stored: it stays here until the worker says it is gone.
     if (!sandbox || sandbox.fault !== null || (sandbox.disposed && m.t === "command")) {
       if (m.t === "emit" || m.t === "log" || m.t === "send") this.ack(m.id);
@@ -207,6 +223,8 @@ export class RemoteSandbox {
   readonly worker: ScriptWorker;
   readonly #options: PoolOptions;
   readonly #devices = new Set<string>();
+  /** Detached devices whose instance may still make output (the worker has not said `detached`), with how many detaches are pending. */
+  readonly #leaving = new Map<string, number>();
   #fault: string | null = null;
   #disposed = false;
   /** Messages posted to the worker that have not run yet. */
@@ -248,7 +266,20 @@ export class RemoteSandbox {
 
   detach(deviceId: string): void {
     if (!this.#devices.delete(deviceId) || this.#disposed) return;
+    this.#leaving.set(deviceId, (this.#leaving.get(deviceId) ?? 0) + 1);
     this.worker.post({ t: "detach", id: this.id, deviceId });
+  }
+
+  /** The worker ran the device's detach. */
+  detachedInWorker(deviceId: string): void {
+    const n = (this.#leaving.get(deviceId) ?? 1) - 1;
+    if (n > 0) this.#leaving.set(deviceId, n);
+    else this.#leaving.delete(deviceId);
+  }
+
+  /** The device has an instance in this sandbox, or had one that may still be finishing. */
+  hasDevice(deviceId: string): boolean {
+    return this.#devices.has(deviceId) || this.#leaving.has(deviceId);
   }
 
   deliver(deviceId: string, message: Record<string, unknown>): boolean {
@@ -292,6 +323,7 @@ export class RemoteSandbox {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    for (const deviceId of this.#devices) this.#leaving.set(deviceId, (this.#leaving.get(deviceId) ?? 0) + 1);
     this.#devices.clear();
     this.worker.post({ t: "dispose", id: this.id });
     this.#releaseWaiters();

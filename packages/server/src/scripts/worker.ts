@@ -191,6 +191,7 @@ function apply(op: Exclude<ToWorker, { t: "load" | "result" | "ack" }>) {
       return;
     case "detach":
       sandbox?.detach(op.deviceId);
+      post({ t: "detached", id: op.id, deviceId: op.deviceId });
       return;
     case "deliver":
       if (!sandbox?.deliver(op.deviceId, op.message)) post({ t: "delivered", id: op.id, n: 1 });
