@@ -323,3 +323,41 @@ test("a crashed worker thread restarts every project on it, uncounted: another p
   assert.ok(!lines.some((l) => l.startsWith("scripts stopped:")), "the crashes were not counted against it");
   assert.ok(!lines.some((l) => l.startsWith("scripts throttled:")));
 });
+
+test("device messages that arrive while a redeploy goes live are held for the new version, none lost", async (t) => {
+  const s = await scriptProject(t, { env: { STATE_HISTORY_MAX_ENTRIES: "100000" } });
+  await deploy(t, s.client, s.project.id, counter);
+  const { sim, ids } = await s.runningDevice();
+  const watch = await openSocket(
+    t,
+    wsUrl(s.url, `/v1/projects/${ids.projectId}/devices/${ids.deviceId}/watch`),
+    {
+      headers: { authorization: `Bearer ${s.client.token}` },
+    },
+  );
+  await watch.inbox.type("snapshot");
+  const seen = new Set<number>();
+  watch.ws.on("message", (data) => {
+    const event = JSON.parse(data.toString()) as { type: string; entityId?: string; value?: unknown };
+    if (event.type === "state" && event.entityId === "n" && typeof event.value === "number")
+      seen.add(event.value);
+  });
+  // Messages keep coming, one per turn of the event loop, for as long as the redeploys take.
+  let sent = 0;
+  let deploying = true;
+  const redeploys = (async () => {
+    for (let i = 0; i < 3; i++) await deploy(t, s.client, s.project.id, `${counter}\n// version ${i}`);
+    deploying = false;
+  })();
+  while (deploying) {
+    sim.sendEvent("n", { n: ++sent });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await redeploys;
+  t.diagnostic(`${sent} messages sent during 3 redeploys`);
+  await waitUntil(() => seen.size === sent, 120_000, "every message's state watched");
+  assert.deepEqual(
+    [...seen].sort((a, b) => a - b),
+    Array.from({ length: sent }, (_, i) => i + 1),
+  );
+});

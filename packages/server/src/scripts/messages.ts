@@ -42,5 +42,5 @@ export type FromWorker =
   | { t: "synced"; id: number; req: number; fault: string | null }
   /** The device's instance is gone (its onDeviceDisconnect ran): it makes no more output. */
   | { t: "detached"; id: number; deviceId: string }
-  /** The sandbox is gone from the worker: everything it made has been posted before this. */
-  | { t: "disposed"; id: number };
+  /** The sandbox is gone from the worker: everything it made has been posted before this; `lost` device messages never ran. */
+  | { t: "disposed"; id: number; lost: number };

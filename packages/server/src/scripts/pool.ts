@@ -12,6 +12,8 @@ export interface RemoteHost {
   failed(deviceId: string, kind: "error" | "timeout"): void;
   /** The worker dropped `n` of the device's output items: too many were waiting to be stored. */
   dropped(deviceId: string, n: number): void;
+  /** The sandbox was disposed with `n` device messages still waiting to run (they are lost). */
+  lost(n: number): void;
   /** The CPU budget ran out: entries wait for the next second. */
   throttled(): void;
   /**
@@ -138,7 +140,9 @@ class ScriptWorker {
       return;
     }
     if (m.t === "disposed") {
+      const gone = this.sandboxes.get(m.id);
       this.sandboxes.delete(m.id);
+      if (m.lost > 0) gone?.host.lost(m.lost);
       return;
     }
     const sandbox = this.sandboxes.get(m.id);

@@ -199,13 +199,15 @@ function apply(op: Exclude<ToWorker, { t: "load" | "result" | "ack" }>) {
     case "env":
       sandbox?.setEnv(op.env);
       return;
-    case "dispose":
+    case "dispose": {
+      const lost = sandbox?.waitingMessages ?? 0;
       sandbox?.dispose();
       sandboxes.delete(op.id);
       outputInFlight.delete(op.id);
       faults.delete(op.id);
-      post({ t: "disposed", id: op.id });
+      post({ t: "disposed", id: op.id, lost });
       return;
+    }
     case "sync":
       post({
         t: "synced",
