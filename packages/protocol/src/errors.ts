@@ -169,6 +169,12 @@ export const errorCatalog = {
     description:
       "A device script sent a command while 64 commands to the same device were already waiting for their result. Await command results (or send fewer at once) before sending more; the command was not sent.",
   },
+  scripts_busy: {
+    status: 429,
+    message: "The project's scripts are busy",
+    description:
+      "A message for a device's script was refused because the project's scripts are behind: 500 device messages wait for them, or 256 of their outputs wait to be stored. Devices are slowed down the same way (the server stops reading their sockets for a while). Retry after a short wait.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

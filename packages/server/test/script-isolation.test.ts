@@ -139,9 +139,16 @@ export default class Queue extends DeviceScript {
   await waitUntil(() => scripts.runningDeployment(s.project.id) !== null, 30_000, "restarted");
 
   scripts.deliver(ids, { type: "spin" });
-  for (let i = 0; i < 600; i++) scripts.deliver(ids, { type: "count" });
+  // As device sockets do (they wait on waitForRoom); a user's message (REST) is refused meanwhile.
+  for (let i = 0; i < 600; i++)
+    void s.server.bus.publish("device.message", { ...ids, message: { type: "count" } });
   const room = scripts.waitForRoom(s.project.id);
   assert.ok(room instanceof Promise, "600 queued messages are over the high-water mark");
+  assert.throws(
+    () => scripts.deliver(ids, { type: "count" }),
+    (e: { code?: string }) => e.code === "scripts_busy",
+    "a message from a user is refused with 429 scripts_busy while the project is at its bound",
+  );
   await room;
   assert.equal(scripts.waitForRoom(s.project.id), null, "below the low-water mark again");
   await waitUntil(

@@ -314,6 +314,14 @@ export class RemoteSandbox {
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
+  /** At a back-pressure bound: `waitForRoom` would wait. */
+  get full(): boolean {
+    return (
+      !this.#disposed &&
+      (this.#queued >= this.#options.queueHighWater || this.#output >= this.#options.maxOutputInFlight)
+    );
+  }
+
   outputStarted(): void {
     this.#output++;
   }

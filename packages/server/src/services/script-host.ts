@@ -94,6 +94,7 @@ export function scriptHostService(deps: {
       !repeats.admit(
         key,
         (suffix) => void logs.append(device, level, "script", message + suffix).catch(onError),
+        device.projectId,
       )
     )
       return undefined;
@@ -443,10 +444,15 @@ export function scriptHostService(deps: {
       });
     },
 
-    /** Delivers a message to the device's script. */
+    /**
+     * Delivers a message to the device's script (REST, dashboard, MCP). It does not wait for room:
+     * a project at its back-pressure bound answers 429 `scripts_busy` at once.
+     */
     deliver(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
       const p = projects.get(device.projectId);
+      if ((p?.held?.messages.length ?? 0) >= heldMax || p?.running?.sandbox.full)
+        throw new AppError("scripts_busy");
       if (p?.holding) {
         hold(p, device.deviceId, message);
         return;
