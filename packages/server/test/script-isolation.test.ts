@@ -368,3 +368,30 @@ test("device messages that arrive while a redeploy goes live are held for the ne
     Array.from({ length: sent }, (_, i) => i + 1),
   );
 });
+
+test("a timer-driven output flood is dropped past 1,000 items a second per device, counted in the device log", async (t) => {
+  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "30000" } });
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class TimerFlood extends DeviceScript {
+  n = 0;
+  async onDeviceConnect() {
+    setInterval(() => { for (let i = 0; i < 500; i++) this.env.DEVICE.emitState("n", ++this.n); }, 10);
+  }
+}`,
+  );
+  const { ids } = await s.runningDevice();
+  const dropped = /^(\d+) emitState\/log\/send calls? (was|were) dropped in the last 10 s/;
+  await waitUntil(
+    async () =>
+      (await s.client.api.listDeviceLogs({ params: ids, query: { limit: 200 } })).some((l) =>
+        dropped.test(l.message),
+      ),
+    120_000,
+    "a line counting the timers' dropped output",
+  );
+  assert.equal((await raw(`${s.url}/health`)).status, 200);
+});
