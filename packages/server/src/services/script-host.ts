@@ -142,7 +142,8 @@ export function scriptHostService(deps: {
     for (const { deviceId, message } of held.messages)
       if (!p.running?.sandbox.deliver(deviceId, message)) lost++;
     for (const resolve of held.waiters) resolve();
-    if (lost > 0 && !stopped)
+    // No script runs afterwards (none deployed, or stopped, which its log says): like any message then, not told.
+    if (lost > 0 && !stopped && p.running)
       logAll(
         projectId,
         `${lost} device message${lost === 1 ? " was" : "s were"} lost while the scripts started or restarted`,
