@@ -175,6 +175,18 @@ export const errorCatalog = {
     description:
       "A backup needs room in `DATA_DIR` for a copy of the database (and, for a scheduled one, the archive) plus a margin; the message says how much is free and how much is needed. Free some space (older archives in `DATA_DIR/backups/`, say) and try again.",
   },
+  too_many_commands: {
+    status: 429,
+    message: "Too many commands waiting",
+    description:
+      "A device script sent a command while 64 commands to the same device were already waiting for their result. Await command results (or send fewer at once) before sending more; the command was not sent.",
+  },
+  scripts_busy: {
+    status: 429,
+    message: "The project's scripts are busy",
+    description:
+      "A message for a device's script was refused because the project's scripts are behind: 500 device messages wait for them, or 256 of their outputs wait to be stored. Devices are slowed down the same way (the server stops reading their sockets for a while). Retry after a short wait.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

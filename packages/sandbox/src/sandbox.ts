@@ -84,6 +84,10 @@ export class ProjectSandbox {
   /** The guest ran out of stack and reported it (the runtime catches handler errors): its mapped stack. */
   #stackOverflowReported: string | null = null;
   #env: Record<string, string>;
+  /** The entry point running now (null between entries). */
+  #entry: GuestEntryName | null = null;
+  /** Entries started so far (tells one entry's output from the next one's). */
+  #entriesRun = 0;
 
   private constructor(module: ProjectModule, options: LoadOptions, limits: SandboxLimits) {
     this.projectId = options.projectId;
@@ -138,6 +142,16 @@ export class ProjectSandbox {
   /** Why the sandbox stopped itself (memory cap, stack overflow, runaway promise jobs), or null. */
   get fault(): string | null {
     return this.#fault;
+  }
+
+  /** The entry point running now, or null: output a device message caused is never dropped, a timer's may be. */
+  get currentEntry(): GuestEntryName | null {
+    return this.#entry;
+  }
+
+  /** How many entries have started so far. */
+  get entriesRun(): number {
+    return this.#entriesRun;
   }
 
   /** Devices with an instance of the script. */
@@ -236,6 +250,9 @@ export class ProjectSandbox {
     if (this.disposed || !this.#entries) return false;
     const entries = this.#entries;
     let hostOverflow = false;
+    const outer = this.#entry;
+    this.#entry = name;
+    this.#entriesRun++;
     const error = this.#deadline.run(this.#limits.timeoutMs, (): GuestError | null => {
       try {
         const result = entries.call(name, args);
@@ -250,6 +267,7 @@ export class ProjectSandbox {
         return null;
       }
     });
+    this.#entry = outer;
     this.#entryCpuMs = this.#deadline.lastRunMs;
     if (hostOverflow) {
       this.#module.abandon();

@@ -24,6 +24,7 @@ const throttledLine =
 const collapsedTimeouts = /^Script execution timeout \(repeated (\d+) more times? in the last 10 s\)$/;
 
 test("a hostile project is throttled and told so once, its repeated timeouts collapse, another project's events go on, and its redeploy goes live", async (t) => {
+  const began = Date.now();
   const s = await scriptProject(t, {
     env: { SCRIPT_CPU_BUDGET_MS: "50", SCRIPT_TIMEOUT_MS: "50", SCRIPT_WORKERS: "1" },
   });
@@ -71,9 +72,16 @@ test("a hostile project is throttled and told so once, its repeated timeouts col
   const summaries = lines.filter((l) => collapsedTimeouts.test(l));
   const collapsed = summaries.reduce((sum, l) => sum + Number(collapsedTimeouts.exec(l)![1]), 0);
   t.diagnostic(`timeouts written: ${plain}, collapsed: ${collapsed} in ${summaries.length} lines`);
-  assert.ok(plain <= 3 * (summaries.length + 2), `at most 3 plain lines per 10 s window (${plain})`);
+  // Bounds from the time the test took (a busy machine may take minutes), not from a schedule.
+  const elapsedMs = Date.now() - began;
+  const windows = Math.ceil(elapsedMs / 10_000) + 1;
+  assert.ok(plain <= 3 * windows, `at most 3 plain lines per 10 s window (${plain} in ${windows})`);
   assert.ok(collapsed > 0);
-  assert.ok(lines.filter((l) => throttledLine.test(l)).length <= 2, "the throttle is said once (a minute)");
+  const throttleLines = lines.filter((l) => throttledLine.test(l)).length;
+  assert.ok(
+    throttleLines <= Math.ceil(elapsedMs / 60_000) + 1,
+    `the throttle is said once a minute at most (${throttleLines} in ${elapsedMs} ms)`,
+  );
 
   // The owner's corrective deploy goes live, on the same connection.
   const fixed = await deploy(
@@ -131,9 +139,16 @@ export default class Queue extends DeviceScript {
   await waitUntil(() => scripts.runningDeployment(s.project.id) !== null, 30_000, "restarted");
 
   scripts.deliver(ids, { type: "spin" });
-  for (let i = 0; i < 600; i++) scripts.deliver(ids, { type: "count" });
+  // As device sockets do (they wait on waitForRoom); a user's message (REST) is refused meanwhile.
+  for (let i = 0; i < 600; i++)
+    void s.server.bus.publish("device.message", { ...ids, message: { type: "count" } });
   const room = scripts.waitForRoom(s.project.id);
   assert.ok(room instanceof Promise, "600 queued messages are over the high-water mark");
+  assert.throws(
+    () => scripts.deliver(ids, { type: "count" }),
+    (e: { code?: string }) => e.code === "scripts_busy",
+    "a message from a user is refused with 429 scripts_busy while the project is at its bound",
+  );
   await room;
   assert.equal(scripts.waitForRoom(s.project.id), null, "below the low-water mark again");
   await waitUntil(
@@ -144,7 +159,8 @@ export default class Queue extends DeviceScript {
 });
 
 test("a script's output flood is bounded: the excess is dropped and counted, repeated lines are collapsed", async (t) => {
-  const s = await scriptProject(t);
+  // A deadline far beyond what 5,000 console.log calls take even on a very busy machine.
+  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "30000" } });
   await deploy(
     t,
     s.client,
@@ -171,7 +187,7 @@ export default class Flood extends DeviceScript {
 
   await s.client.api.sendDeviceMessage({ params: ids, body: { type: "flood" } });
   const dropped =
-    /^(\d+) emitState\/log\/send calls were dropped in the last 10 s: over 1000 a second from one device/;
+    /^(\d+) emitState\/log\/send calls were dropped in the last 10 s: over 1000 from one handler call/;
   await waitUntil(
     async () =>
       (await s.client.api.listDeviceLogs({ params: ids, query: { limit: 500 } })).some((l) =>
@@ -184,7 +200,7 @@ export default class Flood extends DeviceScript {
   const count = Number(dropped.exec(all.find((l) => dropped.test(l.message))!.message)![1]);
   const written = all.filter((l) => l.message.startsWith("flood ")).length;
   t.diagnostic(`flood: ${written} lines written (of the last 500 read), ${count} dropped`);
-  assert.ok(count >= 3000 && count < 5000, `most of the 5000 were dropped (${count})`);
+  assert.equal(count, 4000, "one handler call's output past 1000 items is dropped");
 });
 
 test("a timeout in the worker still becomes a script.failed event", async (t) => {
@@ -210,4 +226,172 @@ export default class Spins extends DeviceScript {
     failed.map((e) => [e.projectId, e.deviceId, e.kind]),
     [[ids.projectId, ids.deviceId, "timeout"]],
   );
+});
+
+test("a script's commands to one device are capped: past 64 waiting, more are refused with too_many_commands", async (t) => {
+  const s = await scriptProject(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Burst extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type !== "burst") return;
+    let refused = 0;
+    let answered = 0;
+    const all = [];
+    for (let i = 0; i < 100; i++)
+      all.push(this.env.DEVICE.gpioRead(2).then(() => { answered++; }, (e) => { if (e.code === "too_many_commands") refused++; }));
+    await Promise.all(all);
+    console.log(\`answered \${answered}, refused \${refused}\`);
+  }
+}`,
+    { skipTypeCheck: true },
+  );
+  const { ids, device } = await s.runningDevice();
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "burst" } });
+  await waitUntil(
+    async () => (await s.logs(device.id)).some((l) => l.startsWith("answered ")),
+    60_000,
+    "the burst's outcome logged",
+  );
+  assert.ok((await s.logs(device.id)).includes("answered 64, refused 36"));
+});
+
+test("output made while a sandbox is disposed is still stored: the last device's onDeviceDisconnect line", async (t) => {
+  const s = await scriptProject(t);
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class Bye extends DeviceScript {
+  onDeviceDisconnect() {
+    console.log("bye");
+    this.env.DEVICE.emitState("left", true);
+  }
+}`,
+  );
+  const { sim, device, ids } = await s.runningDevice();
+  await sim.stop();
+  await waitUntil(
+    async () => (await s.logs(device.id)).includes("bye"),
+    60_000,
+    "the disconnect handler's line in the device log",
+  );
+  await waitUntil(
+    async () =>
+      (await s.client.api.getDeviceState({ params: ids })).some(
+        (v) => v.entityId === "left" && v.value === true,
+      ),
+    60_000,
+    "the disconnect handler's state stored",
+  );
+});
+
+test("a crashed worker thread restarts every project on it, uncounted: another project's script runs again each time", async (t) => {
+  const s = await scriptProject(t, { env: { SCRIPT_WORKERS: "1" } });
+  const other = await s.client.api.createProject({ body: { name: "other" } });
+  await deploy(t, s.client, other.id, counter);
+  const good = await s.addDevice("good", other.id);
+  good.sim.start();
+  await good.sim.waitFor("connected");
+  await deploy(t, s.client, s.project.id, counter);
+  await s.runningDevice();
+  const scripts = s.server.services.scripts;
+  await waitUntil(() => scripts.runningDeployment(other.id) !== null, 30_000, "the other project running");
+
+  const watch = await openSocket(
+    t,
+    wsUrl(s.url, `/v1/projects/${other.id}/devices/${good.device.id}/watch`),
+    { headers: { authorization: `Bearer ${s.client.token}` } },
+  );
+  await watch.inbox.type("snapshot");
+  const restartLine = /^the scripts restart: the scripts' worker thread stopped/;
+  // More crashes than the 3 restarts in 5 minutes a failing project gets.
+  for (let crash = 1; crash <= 5; crash++) {
+    scripts.crashWorkerForTests(s.project.id);
+    await waitUntil(
+      async () => (await s.logs(good.device.id, other.id)).filter((l) => restartLine.test(l)).length >= crash,
+      60_000,
+      `the other project's device told of restart ${crash}`,
+    );
+    await scripts.settled(other.id);
+    await waitUntil(
+      () => scripts.runningDeployment(other.id) !== null,
+      60_000,
+      "the other project running again",
+    );
+    good.sim.sendEvent("n", { n: crash });
+    await watch.inbox.next((m) => m.type === "state" && m.entityId === "n" && m.value === crash, 60_000);
+  }
+  const lines = await s.logs(good.device.id, other.id);
+  assert.ok(!lines.some((l) => l.startsWith("scripts stopped:")), "the crashes were not counted against it");
+  assert.ok(!lines.some((l) => l.startsWith("scripts throttled:")));
+});
+
+test("device messages that arrive while a redeploy goes live are held for the new version, none lost", async (t) => {
+  const s = await scriptProject(t, { env: { STATE_HISTORY_MAX_ENTRIES: "100000" } });
+  await deploy(t, s.client, s.project.id, counter);
+  const { sim, ids } = await s.runningDevice();
+  const watch = await openSocket(
+    t,
+    wsUrl(s.url, `/v1/projects/${ids.projectId}/devices/${ids.deviceId}/watch`),
+    {
+      headers: { authorization: `Bearer ${s.client.token}` },
+    },
+  );
+  await watch.inbox.type("snapshot");
+  const seen = new Set<number>();
+  watch.ws.on("message", (data) => {
+    const event = JSON.parse(data.toString()) as { type: string; entityId?: string; value?: unknown };
+    if (event.type === "state" && event.entityId === "n" && typeof event.value === "number")
+      seen.add(event.value);
+  });
+  // Messages keep coming, one per turn of the event loop, for as long as the redeploys take.
+  let sent = 0;
+  let deploying = true;
+  const redeploys = (async () => {
+    for (let i = 0; i < 3; i++) await deploy(t, s.client, s.project.id, `${counter}\n// version ${i}`);
+    deploying = false;
+  })();
+  while (deploying) {
+    sim.sendEvent("n", { n: ++sent });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await redeploys;
+  t.diagnostic(`${sent} messages sent during 3 redeploys`);
+  await waitUntil(() => seen.size === sent, 120_000, "every message's state watched");
+  assert.deepEqual(
+    [...seen].sort((a, b) => a - b),
+    Array.from({ length: sent }, (_, i) => i + 1),
+  );
+});
+
+test("a timer-driven output flood is dropped past 1,000 items a second per device, counted in the device log", async (t) => {
+  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "30000" } });
+  await deploy(
+    t,
+    s.client,
+    s.project.id,
+    `import { DeviceScript } from "@sdk/device";
+export default class TimerFlood extends DeviceScript {
+  n = 0;
+  async onDeviceConnect() {
+    setInterval(() => { for (let i = 0; i < 500; i++) this.env.DEVICE.emitState("n", ++this.n); }, 10);
+  }
+}`,
+  );
+  const { ids } = await s.runningDevice();
+  const dropped = /^(\d+) emitState\/log\/send calls? (was|were) dropped in the last 10 s/;
+  await waitUntil(
+    async () =>
+      (await s.client.api.listDeviceLogs({ params: ids, query: { limit: 200 } })).some((l) =>
+        dropped.test(l.message),
+      ),
+    120_000,
+    "a line counting the timers' dropped output",
+  );
+  assert.equal((await raw(`${s.url}/health`)).status, 200);
 });

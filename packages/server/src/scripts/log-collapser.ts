@@ -1,4 +1,4 @@
-/** Longer lines are not tracked (10,000 keys of at most this many characters bound the memory). */
+/** Longer lines are not tracked (10,000 keys per group of at most this many characters bound the memory). */
 const maxKeyLength = 2048;
 
 /** A line counted in the current window. */
@@ -17,6 +17,8 @@ export class LogCollapser {
   readonly #keep: number;
   readonly #maxKeys: number;
   #seen = new Map<string, Seen>();
+  /** Keys tracked per group (a project) in this window: one group's many lines do not stop another's from collapsing. */
+  #perGroup = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: { windowMs: number; keep: number; maxKeys?: number }) {
@@ -27,13 +29,15 @@ export class LogCollapser {
 
   /**
    * True when the line is to be written now. `summary` writes the count of the suppressed ones at
-   * the end of the window (with the text it is given).
+   * the end of the window (with the text it is given). At most `maxKeys` lines are tracked per `group`.
    */
-  admit(key: string, summary: (suffix: string) => void): boolean {
+  admit(key: string, summary: (suffix: string) => void, group = ""): boolean {
     if (key.length > maxKeyLength) return true;
     const seen = this.#seen.get(key);
     if (!seen) {
-      if (this.#seen.size >= this.#maxKeys) return true;
+      const tracked = this.#perGroup.get(group) ?? 0;
+      if (tracked >= this.#maxKeys) return true;
+      this.#perGroup.set(group, tracked + 1);
       this.#seen.set(key, { count: 1, flush: () => {} });
       this.#timer ??= setTimeout(() => this.flush(), this.#windowMs).unref();
       return true;
@@ -53,6 +57,7 @@ export class LogCollapser {
     this.#timer = undefined;
     const seen = this.#seen;
     this.#seen = new Map();
+    this.#perGroup.clear();
     for (const s of seen.values()) s.flush();
   }
 
@@ -61,5 +66,6 @@ export class LogCollapser {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#seen.clear();
+    this.#perGroup.clear();
   }
 }

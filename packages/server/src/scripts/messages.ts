@@ -39,4 +39,8 @@ export type FromWorker =
   | { t: "delivered"; id: number; n: number }
   /** Output items the worker dropped because `maxOutput` were already waiting. */
   | { t: "dropped"; id: number; deviceId: string; n: number }
-  | { t: "synced"; id: number; req: number; fault: string | null };
+  | { t: "synced"; id: number; req: number; fault: string | null }
+  /** The device's instance is gone (its onDeviceDisconnect ran): it makes no more output. */
+  | { t: "detached"; id: number; deviceId: string }
+  /** The sandbox is gone from the worker: everything it made has been posted before this; `lost` device messages never ran. */
+  | { t: "disposed"; id: number; lost: number };

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { LogLevel } from "@sdk/protocol";
+import { type LogLevel, logLevels } from "@sdk/protocol";
 import { type SandboxLimits, ScriptLoadError } from "@sdk/sandbox";
 import type { FromWorker, ToWorker } from "./messages.ts";
 
@@ -12,16 +12,24 @@ export interface RemoteHost {
   failed(deviceId: string, kind: "error" | "timeout"): void;
   /** The worker dropped `n` of the device's output items: too many were waiting to be stored. */
   dropped(deviceId: string, n: number): void;
+  /** The sandbox was disposed with `n` device messages still waiting to run (they are lost). */
+  lost(n: number): void;
   /** The CPU budget ran out: entries wait for the next second. */
   throttled(): void;
-  /** The sandbox stopped itself (memory cap, stack overflow, runaway promise jobs). */
-  fault(reason: string): void;
+  /**
+   * The sandbox stopped itself (`script`: memory cap, stack overflow, runaway promise jobs), or its
+   * worker thread ended under it (`crash`: not the project's doing).
+   */
+  fault(reason: string, kind: "script" | "crash"): void;
 }
 
 export interface PoolOptions {
   /** Workers shared by projects that stay within their CPU budget. */
   workers: number;
-  /** Output items (emitState, log, send) of one project that may wait to be stored. */
+  /**
+   * Output items (emitState, log, send, commands) of one project that may wait to be stored or
+   * answered: device sockets wait above it (`waitForRoom`), a timer's output is dropped above it.
+   */
   maxOutputInFlight: number;
   /** Messages queued into a project's worker above which device sockets wait (`waitForRoom`). */
   queueHighWater: number;
@@ -60,7 +68,7 @@ class ScriptWorker {
       for (const resolve of this.#syncs.values()) resolve(reason);
       this.#loads.clear();
       this.#syncs.clear();
-      for (const sandbox of [...this.sandboxes.values()]) sandbox.faulted(reason);
+      for (const sandbox of [...this.sandboxes.values()]) sandbox.faulted(reason, "crash");
       onExit(this);
     });
     // After the listeners: the server's lifecycle ends the workers, they never keep the process up.
@@ -109,6 +117,11 @@ class ScriptWorker {
     void this.#worker.terminate();
   }
 
+  /** Ends the thread as a crash would: its sandboxes fault with kind `crash` (tests). */
+  crash(): void {
+    void this.#worker.terminate();
+  }
+
   #receive(m: FromWorker): void {
     if (m.t === "loaded") {
       const pending = this.#loads.get(m.id);
@@ -126,13 +139,40 @@ class ScriptWorker {
       this.#syncs.delete(m.req);
       return;
     }
+    if (m.t === "disposed") {
+      const gone = this.sandboxes.get(m.id);
+      this.sandboxes.delete(m.id);
+      if (m.lost > 0) gone?.host.lost(m.lost);
+      return;
+    }
     const sandbox = this.sandboxes.get(m.id);
-    const done = () => this.ack(m.id);
-    if (!sandbox || sandbox.disposed) {
-      if (m.t === "emit" || m.t === "log" || m.t === "send") done();
+    if (m.t === "detached") {
+      sandbox?.detachedInWorker(m.deviceId);
+      return;
+    }
+    // What the worker says is checked: output only for devices attached to that sandbox, valid levels.
+    if (
+      "deviceId" in m &&
+      m.t !== "dropped" &&
+      (!sandbox?.hasDevice(m.deviceId) ||
+        (m.t === "log" && !(logLevels as readonly string[]).includes(m.level)))
+    ) {
+      if (m.t === "emit" || m.t === "log" || m.t === "send") this.ack(m.id);
+      if (m.t === "command")
+        this.post({ t: "result", cmd: m.cmd, ok: false, value: { code: "invalid_argument" } });
+      return;
+    }
+    // A disposed sandbox's last output (onDeviceDisconnect's, say) is still stored: it stays here until the worker says it is gone.
+    if (!sandbox || sandbox.fault !== null || (sandbox.disposed && m.t === "command")) {
+      if (m.t === "emit" || m.t === "log" || m.t === "send") this.ack(m.id);
       if (m.t === "command") this.post({ t: "result", cmd: m.cmd, ok: false, value: { code: "no_script" } });
       return;
     }
+    if (m.t === "emit" || m.t === "log" || m.t === "send" || m.t === "command") sandbox.outputStarted();
+    const done = () => {
+      sandbox.outputDone();
+      this.ack(m.id);
+    };
     const host = sandbox.host;
     switch (m.t) {
       case "emit":
@@ -150,8 +190,14 @@ class ScriptWorker {
         return;
       case "command":
         host.command(m.deviceId, m.type, m.args).then(
-          (value) => this.post({ t: "result", cmd: m.cmd, ok: true, value }),
-          (error: unknown) => this.post({ t: "result", cmd: m.cmd, ok: false, value: error }),
+          (value) => {
+            sandbox.outputDone();
+            this.post({ t: "result", cmd: m.cmd, ok: true, value });
+          },
+          (error: unknown) => {
+            sandbox.outputDone();
+            this.post({ t: "result", cmd: m.cmd, ok: false, value: error });
+          },
         );
         return;
       case "failed":
@@ -181,10 +227,14 @@ export class RemoteSandbox {
   readonly worker: ScriptWorker;
   readonly #options: PoolOptions;
   readonly #devices = new Set<string>();
+  /** Detached devices whose instance may still make output (the worker has not said `detached`), with how many detaches are pending. */
+  readonly #leaving = new Map<string, number>();
   #fault: string | null = null;
   #disposed = false;
   /** Messages posted to the worker that have not run yet. */
   #queued = 0;
+  /** Output items (emitState, log, send, commands) from the worker not stored or answered yet. */
+  #output = 0;
   #roomWaiters: (() => void)[] = [];
 
   constructor(id: number, projectId: string, host: RemoteHost, worker: ScriptWorker, options: PoolOptions) {
@@ -220,7 +270,20 @@ export class RemoteSandbox {
 
   detach(deviceId: string): void {
     if (!this.#devices.delete(deviceId) || this.#disposed) return;
+    this.#leaving.set(deviceId, (this.#leaving.get(deviceId) ?? 0) + 1);
     this.worker.post({ t: "detach", id: this.id, deviceId });
+  }
+
+  /** The worker ran the device's detach. */
+  detachedInWorker(deviceId: string): void {
+    const n = (this.#leaving.get(deviceId) ?? 1) - 1;
+    if (n > 0) this.#leaving.set(deviceId, n);
+    else this.#leaving.delete(deviceId);
+  }
+
+  /** The device has an instance in this sandbox, or had one that may still be finishing. */
+  hasDevice(deviceId: string): boolean {
+    return this.#devices.has(deviceId) || this.#leaving.has(deviceId);
   }
 
   deliver(deviceId: string, message: Record<string, unknown>): boolean {
@@ -240,34 +303,68 @@ export class RemoteSandbox {
     return (await this.worker.sync(this.id)) ?? this.#fault;
   }
 
-  /** Null while fewer messages than the high-water mark wait in the worker, else resolves below the low-water mark. */
+  /**
+   * Null while fewer messages than the high-water mark wait in the worker and fewer output items
+   * than `maxOutputInFlight` wait to be stored, else resolves once both are at their low marks.
+   */
   waitForRoom(): Promise<void> | null {
-    if (this.#disposed || this.#queued < this.#options.queueHighWater) return null;
+    if (this.#disposed) return null;
+    if (this.#queued < this.#options.queueHighWater && this.#output < this.#options.maxOutputInFlight)
+      return null;
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
+  /** At a back-pressure bound: `waitForRoom` would wait. */
+  get full(): boolean {
+    return (
+      !this.#disposed &&
+      (this.#queued >= this.#options.queueHighWater || this.#output >= this.#options.maxOutputInFlight)
+    );
+  }
+
+  outputStarted(): void {
+    this.#output++;
+  }
+
+  outputDone(): void {
+    this.#output = Math.max(0, this.#output - 1);
+    this.#maybeRelease();
+  }
+
+  /** Stops the sandbox; what it already made is still stored (it leaves `worker.sandboxes` once the worker says `disposed`). */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    for (const deviceId of this.#devices) this.#leaving.set(deviceId, (this.#leaving.get(deviceId) ?? 0) + 1);
     this.#devices.clear();
     this.worker.post({ t: "dispose", id: this.id });
-    this.worker.sandboxes.delete(this.id);
     this.#releaseWaiters();
   }
 
   delivered(n: number): void {
     this.#queued = Math.max(0, this.#queued - n);
-    if (this.#queued <= this.#options.queueLowWater) this.#releaseWaiters();
+    this.#maybeRelease();
   }
 
-  faulted(reason: string): void {
+  #maybeRelease(): void {
+    if (
+      this.#roomWaiters.length > 0 &&
+      this.#queued <= this.#options.queueLowWater &&
+      this.#output <= this.#options.maxOutputInFlight / 2
+    )
+      this.#releaseWaiters();
+  }
+
+  faulted(reason: string, kind: "script" | "crash" = "script"): void {
     if (this.#disposed) return;
     this.#fault = reason;
     this.#disposed = true;
     this.#devices.clear();
     this.worker.sandboxes.delete(this.id);
+    // The worker forgets what it keeps for the sandbox (its fault, output counts).
+    this.worker.post({ t: "dispose", id: this.id });
     this.#releaseWaiters();
-    this.host.fault(reason);
+    this.host.fault(reason, kind);
   }
 
   #releaseWaiters(): void {

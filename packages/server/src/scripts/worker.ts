@@ -22,13 +22,22 @@ function flush() {
   if (batch.length > 0) port.postMessage(batch);
 }
 
-/** Output items a device's script instance may make per second (and at once, after a quiet second). */
+/** Output items a device's timers may make per second (and at once, after a quiet second). */
 const outputPerDeviceSecond = 1000;
+/** Output items one entry may make (a runaway loop); what a device message causes is otherwise never dropped. */
+const outputPerEntry = 1000;
+/** Commands of one device that may wait for their result at once. */
+const commandsPerDevice = 64;
 
-function hostFor(id: number, maxOutput: number): SandboxHost {
+function hostFor(id: number, maxOutput: number, entry: () => ProjectSandbox | undefined): SandboxHost {
   const dropped = new Map<string, number>();
   /** Per device: output allowance left, refilled continuously, and when it was last refilled. */
   const allowance = new Map<string, { left: number; at: number }>();
+  /** Per device: commands waiting for their result. */
+  const commandsWaiting = new Map<string, number>();
+  /** Output of the entry running now, and which entry that is. */
+  let entryOutput = 0;
+  let entrySeq = -1;
   const withinRate = (deviceId: string): boolean => {
     const now = performance.now();
     let a = allowance.get(deviceId);
@@ -42,13 +51,24 @@ function hostFor(id: number, maxOutput: number): SandboxHost {
     a.left--;
     return true;
   };
+  const overEntryCap = (seq: number): boolean => {
+    if (seq !== entrySeq) {
+      entrySeq = seq;
+      entryOutput = 0;
+    }
+    return ++entryOutput > outputPerEntry;
+  };
   /**
-   * Counts an output item, or drops it when the device made more than its share this second or
-   * `maxOutput` of the sandbox's already wait for the main thread.
+   * Counts an output item, or drops it: any entry's output past `outputPerEntry`, and a timer's
+   * output when the device's timers made more than their share this second or `maxOutput` of the
+   * sandbox's already wait for the main thread. Output a device message caused is never dropped:
+   * the main thread pushes back on the device's socket instead.
    */
   const admit = (deviceId: string): boolean => {
     const n = outputInFlight.get(id) ?? 0;
-    if (n >= maxOutput || !withinRate(deviceId)) {
+    const sandbox = entry();
+    const timer = sandbox?.currentEntry === "fire";
+    if (overEntryCap(sandbox?.entriesRun ?? 0) || (timer && (n >= maxOutput || !withinRate(deviceId)))) {
       if (!dropped.size) setTimeout(() => reportDropped(), 1000).unref();
       dropped.set(deviceId, (dropped.get(deviceId) ?? 0) + 1);
       return false;
@@ -61,12 +81,34 @@ function hostFor(id: number, maxOutput: number): SandboxHost {
     dropped.clear();
   };
   return {
-    command: (deviceId, type, args) =>
-      new Promise((resolve, reject) => {
+    command: (deviceId, type, args) => {
+      const waiting = commandsWaiting.get(deviceId) ?? 0;
+      if (waiting >= commandsPerDevice)
+        return Promise.reject({
+          code: "too_many_commands",
+          message: `${commandsPerDevice} commands to this device are already waiting for their result; await some before sending more`,
+        });
+      commandsWaiting.set(deviceId, waiting + 1);
+      const settled = () => {
+        const left = (commandsWaiting.get(deviceId) ?? 1) - 1;
+        if (left > 0) commandsWaiting.set(deviceId, left);
+        else commandsWaiting.delete(deviceId);
+      };
+      return new Promise((resolve, reject) => {
         const cmd = nextCommand++;
-        commands.set(cmd, { resolve, reject });
+        commands.set(cmd, {
+          resolve: (v) => {
+            settled();
+            resolve(v);
+          },
+          reject: (e) => {
+            settled();
+            reject(e);
+          },
+        });
         post({ t: "command", id, cmd, deviceId, type, args });
-      }),
+      });
+    },
     emitState: (deviceId, entityId, value) => {
       if (admit(deviceId)) post({ t: "emit", id, deviceId, entityId, value });
     },
@@ -82,13 +124,14 @@ function hostFor(id: number, maxOutput: number): SandboxHost {
 
 async function load(op: Extract<ToWorker, { t: "load" }>) {
   const { id } = op;
+  let loaded: ProjectSandbox | undefined;
   try {
     const sandbox = await ProjectSandbox.load({
       projectId: op.projectId,
       bundle: op.bundle,
       sourceMap: op.sourceMap,
       env: op.env,
-      host: hostFor(id, op.maxOutput),
+      host: hostFor(id, op.maxOutput, () => loaded),
       limits: op.limits,
       docsBaseUrl: op.docsBaseUrl,
       onFault: (reason) => {
@@ -99,6 +142,7 @@ async function load(op: Extract<ToWorker, { t: "load" }>) {
       onThrottle: () => post({ t: "throttled", id }),
       onDelivered: (n) => post({ t: "delivered", id, n }),
     });
+    loaded = sandbox;
     sandboxes.set(id, sandbox);
     post({ t: "loaded", id });
   } catch (error) {
@@ -147,6 +191,7 @@ function apply(op: Exclude<ToWorker, { t: "load" | "result" | "ack" }>) {
       return;
     case "detach":
       sandbox?.detach(op.deviceId);
+      post({ t: "detached", id: op.id, deviceId: op.deviceId });
       return;
     case "deliver":
       if (!sandbox?.deliver(op.deviceId, op.message)) post({ t: "delivered", id: op.id, n: 1 });
@@ -154,12 +199,15 @@ function apply(op: Exclude<ToWorker, { t: "load" | "result" | "ack" }>) {
     case "env":
       sandbox?.setEnv(op.env);
       return;
-    case "dispose":
+    case "dispose": {
+      const lost = sandbox?.waitingMessages ?? 0;
       sandbox?.dispose();
       sandboxes.delete(op.id);
       outputInFlight.delete(op.id);
       faults.delete(op.id);
+      post({ t: "disposed", id: op.id, lost });
       return;
+    }
     case "sync":
       post({
         t: "synced",

@@ -27,15 +27,28 @@ interface ProjectScripts {
   throttleToldAt?: number;
   /** Output items the worker dropped since the project's log last said so. */
   dropped?: { count: number; timer: NodeJS.Timeout };
+  /** Starts and activations under way: device messages are held for the sandbox they make live. */
+  holding: number;
+  /** Device messages held meanwhile (at most `heldMax`; more are counted as lost). */
+  held?: {
+    messages: { deviceId: string; message: Record<string, unknown> }[];
+    lost: number;
+    waiters: (() => void)[];
+  };
 }
 
 const restartWindowMs = 5 * 60_000;
 const maxRestarts = 3;
-/** Output items (emitState, log, send) of one project that may wait to be stored; more are dropped. */
+/**
+ * Output items (emitState, log, send, commands) of one project that may wait to be stored or
+ * answered: above it device sockets wait, and a timer's output is dropped.
+ */
 const maxOutputInFlight = 256;
 /** Device messages queued into a project's worker at which device sockets wait, and where they go on. */
 const queueHighWater = 500;
 const queueLowWater = 250;
+/** Device messages held per project while its scripts (re)start; device sockets wait at this many. */
+const heldMax = 500;
 /** A throttled project is told again after this long. */
 const throttleRetellMs = 60_000;
 
@@ -81,6 +94,7 @@ export function scriptHostService(deps: {
       !repeats.admit(
         key,
         (suffix) => void logs.append(device, level, "script", message + suffix).catch(onError),
+        device.projectId,
       )
     )
       return undefined;
@@ -99,7 +113,7 @@ export function scriptHostService(deps: {
   const scriptsOf = (projectId: string): ProjectScripts => {
     let p = projects.get(projectId);
     if (!p) {
-      p = { restarts: [], queue: Promise.resolve() };
+      p = { restarts: [], queue: Promise.resolve(), holding: 0 };
       projects.set(projectId, p);
     }
     return p;
@@ -111,6 +125,39 @@ export function scriptHostService(deps: {
     const result = p.queue.then(() => fn(p));
     p.queue = result.catch(() => {});
     return result;
+  }
+
+  const hold = (p: ProjectScripts, deviceId: string, message: Record<string, unknown>) => {
+    p.held ??= { messages: [], lost: 0, waiters: [] };
+    if (p.held.messages.length >= heldMax) p.held.lost++;
+    else p.held.messages.push({ deviceId, message });
+  };
+
+  /** Once no start or activation is under way: what was held goes to the running sandbox, or is counted lost. */
+  function release(projectId: string, p: ProjectScripts) {
+    if (p.holding > 0 || !p.held) return;
+    const held = p.held;
+    p.held = undefined;
+    let lost = held.lost;
+    for (const { deviceId, message } of held.messages)
+      if (!p.running?.sandbox.deliver(deviceId, message)) lost++;
+    for (const resolve of held.waiters) resolve();
+    // No script runs afterwards (none deployed, or stopped, which its log says): like any message then, not told.
+    if (lost > 0 && !stopped && p.running)
+      logAll(
+        projectId,
+        `${lost} device message${lost === 1 ? " was" : "s were"} lost while the scripts started or restarted`,
+      );
+  }
+
+  /** Runs `fn` in `serial`, holding the project's device messages from now until it is done. */
+  function holdingWhile(projectId: string, fn: (p: ProjectScripts) => Promise<void>): Promise<void> {
+    const p = scriptsOf(projectId);
+    p.holding++;
+    return serial(projectId, fn).finally(() => {
+      p.holding--;
+      release(projectId, p);
+    });
   }
 
   const hostFor = (projectId: string, sandbox: () => RemoteSandbox | undefined): RemoteHost => ({
@@ -139,13 +186,18 @@ export function scriptHostService(deps: {
       void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
     },
     dropped: (_deviceId, n) => droppedOutput(projectId, n),
+    lost: (n) =>
+      logAll(
+        projectId,
+        `${n} device message${n === 1 ? " was" : "s were"} lost: the scripts were replaced or stopped while they waited for their CPU budget`,
+      ),
     throttled: () => {
       const s = sandbox();
       if (s) throttled(projectId, s);
     },
-    fault: (reason) => {
+    fault: (reason, kind) => {
       const s = sandbox();
-      if (s) faulted(projectId, s, reason);
+      if (s) faulted(projectId, s, reason, kind);
     },
   });
 
@@ -161,7 +213,7 @@ export function scriptHostService(deps: {
       p.dropped = undefined;
       logAll(
         projectId,
-        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: over 1000 a second from one device, or more than ${maxOutputInFlight} of the project's waiting to be stored`,
+        `${count} emitState/log/send call${count === 1 ? " was" : "s were"} dropped in the last 10 s: over 1000 from one handler call, or from timers over 1000 a second for one device or while ${maxOutputInFlight} of the project's wait to be stored`,
       );
     }, 10_000).unref();
     p.dropped = { count: n, timer };
@@ -186,7 +238,7 @@ export function scriptHostService(deps: {
       );
     }
     if (!move) return;
-    serial(projectId, async (q) => {
+    holdingWhile(projectId, async (q) => {
       if (q.running?.sandbox !== sandbox) return;
       q.running = undefined;
       sandbox.dispose();
@@ -241,13 +293,22 @@ export function scriptHostService(deps: {
     attachAll(projectId, sandbox);
   }
 
-  /** A sandbox stopped itself. Only the running one matters: a replaced or trial sandbox is never restarted. */
-  function faulted(projectId: string, sandbox: RemoteSandbox, reason: string) {
+  /**
+   * A sandbox stopped itself, or its worker thread ended (`crash`: every project on that worker
+   * restarts, none is isolated or has the restart counted against it). Only the running one
+   * matters: a replaced or trial sandbox is never restarted.
+   */
+  function faulted(projectId: string, sandbox: RemoteSandbox, reason: string, kind: "script" | "crash") {
     const p = projects.get(projectId);
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
-    pool.markOverBudget(projectId);
+    if (kind === "script") pool.markOverBudget(projectId);
     if (stopped || !connected.get(projectId)?.size) return;
+    if (kind === "crash") {
+      logAll(projectId, `the scripts restart: ${reason} (their instances' state is lost)`);
+      holdingWhile(projectId, (q) => start(projectId, q)).catch(onError);
+      return;
+    }
     const now = Date.now();
     p.restarts = p.restarts.filter((t) => t > now - restartWindowMs);
     p.restarts.push(now);
@@ -258,7 +319,7 @@ export function scriptHostService(deps: {
       );
       return;
     }
-    serial(projectId, (q) => start(projectId, q)).catch(onError);
+    holdingWhile(projectId, (q) => start(projectId, q)).catch(onError);
   }
 
   function connect(device: DeviceRef, board: Board) {
@@ -268,10 +329,15 @@ export function scriptHostService(deps: {
       connected.set(device.projectId, devices);
     }
     devices.set(device.deviceId, board);
-    serial(device.projectId, async (p) => {
+    const attach = async (p: ProjectScripts) => {
       if (!p.running) return start(device.projectId, p);
       if (devices.has(device.deviceId)) p.running.sandbox.attach(device.deviceId, board);
-    }).catch(onError);
+    };
+    // A start to come: the device's first messages wait for it.
+    (scriptsOf(device.projectId).running
+      ? serial(device.projectId, attach)
+      : holdingWhile(device.projectId, attach)
+    ).catch(onError);
   }
 
   function disconnect(device: DeviceRef) {
@@ -300,7 +366,9 @@ export function scriptHostService(deps: {
         bus.subscribe("device.connected", (device) => connect(device, device.board)),
         bus.subscribe("device.disconnected", disconnect),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
-          projects.get(projectId)?.running?.sandbox.deliver(deviceId, message);
+          const p = projects.get(projectId);
+          if (p?.holding) hold(p, deviceId, message);
+          else p?.running?.sandbox.deliver(deviceId, message);
         }),
         // Returned, so the request that changed a variable answers once running scripts see it.
         // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
@@ -330,7 +398,7 @@ export function scriptHostService(deps: {
      * ScriptLoadError with the reason, and the old version's instances start again.
      */
     activate(projectId: string, deploymentId: string, commit: () => Promise<void>): Promise<void> {
-      return serial(projectId, async (p) => {
+      return holdingWhile(projectId, async (p) => {
         const sandbox = await load(projectId, deploymentId);
         const previous = p.running;
         const restorePrevious = () => {
@@ -377,10 +445,20 @@ export function scriptHostService(deps: {
       });
     },
 
-    /** Delivers a message to the device's script. */
+    /**
+     * Delivers a message to the device's script (REST, dashboard, MCP). It does not wait for room:
+     * a project at its back-pressure bound answers 429 `scripts_busy` at once.
+     */
     deliver(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
-      const entry = projects.get(device.projectId)?.running;
+      const p = projects.get(device.projectId);
+      if ((p?.held?.messages.length ?? 0) >= heldMax || p?.running?.sandbox.full)
+        throw new AppError("scripts_busy");
+      if (p?.holding) {
+        hold(p, device.deviceId, message);
+        return;
+      }
+      const entry = p?.running;
       if (!entry?.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
     },
 
@@ -398,8 +476,18 @@ export function scriptHostService(deps: {
      * Back-pressure for device messages: null when the project's scripts can take another message
      * now, else a promise that resolves once they can.
      */
-    waitForRoom: (projectId: string): Promise<void> | null =>
-      projects.get(projectId)?.running?.sandbox.waitForRoom() ?? null,
+    waitForRoom: (projectId: string): Promise<void> | null => {
+      const p = projects.get(projectId);
+      const held = p?.held;
+      if (held && held.messages.length >= heldMax)
+        return new Promise((resolve) => held.waiters.push(resolve));
+      return p?.running?.sandbox.waitForRoom() ?? null;
+    },
+
+    /** Ends the worker thread running the project's scripts, as a crash would (tests). */
+    crashWorkerForTests: (projectId: string): void => {
+      projects.get(projectId)?.running?.sandbox.worker.crash();
+    },
 
     /** Which deployment runs for a project right now (for tests and status). */
     runningDeployment: (projectId: string) => projects.get(projectId)?.running?.deploymentId ?? null,
@@ -415,6 +503,7 @@ export function scriptHostService(deps: {
       for (const p of projects.values()) {
         p.running?.sandbox.dispose();
         if (p.dropped) clearTimeout(p.dropped.timer);
+        for (const resolve of p.held?.waiters ?? []) resolve();
       }
       projects.clear();
       repeats.clear();
