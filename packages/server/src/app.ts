@@ -52,6 +52,9 @@ export const serverVersion: string = JSON.parse(
   fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
 ).version;
 
+/** How long a stopping server waits for device frames read before the close to be handled. */
+const shutdownDrainMs = 5_000;
+
 const defaultDocsDir = fileURLToPath(docsDirUrl);
 const defaultDashboardDir = fileURLToPath(dashboardDistUrl);
 
@@ -280,6 +283,14 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         for (const client of app.websocketServer.clients)
           client.close(deviceCloseCodes.goingAway, "server shutting down");
         deviceSockets.closeAll(deviceCloseCodes.serviceRestart, restartCloseReason());
+        // The frames devices sent before the close are still handled: their writes must reach the
+        // database before it closes.
+        const busy = await services.deviceLink.drain(shutdownDrainMs);
+        if (busy > 0)
+          logger.warn(
+            `${busy} device connection(s) still handling frames after ${shutdownDrainMs / 1000} s: ` +
+              "closing the database anyway (what they still hold is not stored)",
+          );
         await app.close();
         services.auditLog.stop();
         await database.close();

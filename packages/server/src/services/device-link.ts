@@ -35,10 +35,13 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
   const { repos, registry, bus } = deps;
   let stopping = false;
   let unsubscribe: Unsubscribe[] = [];
+  /** Every connection whose socket is open or whose frames are still being handled. */
+  const sessions = new Set<DeviceSession>();
   const context = {
     ...deps,
     nextCommandId: commandIds(),
     stopping: () => stopping,
+    settled: (session: DeviceSession) => void sessions.delete(session),
   };
   const closeLive = (deviceId: string, reason: string) =>
     registry.get(deviceId)?.close(deviceCloseCodes.revoked, reason);
@@ -88,8 +91,23 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
 
     open(auth: DeviceAuth, transport: Transport): LinkSession {
       const session = new DeviceSession(auth, transport, context);
+      sessions.add(session);
       session.awaitHello();
       return session;
+    },
+
+    /**
+     * Once the device sockets are closing: resolves when every frame they read before the close has
+     * been handled, or after `timeoutMs`, with the number of connections still busy then.
+     */
+    async drain(timeoutMs: number): Promise<number> {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.all([...sessions].map((session) => session.settled())), timeout]);
+      clearTimeout(timer);
+      return sessions.size;
     },
 
     isOnline: (deviceId: string) => registry.get(deviceId) !== undefined,
