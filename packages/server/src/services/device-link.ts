@@ -34,6 +34,7 @@ const serverStoppingLine = "server stopping: disconnected until the server is ba
 export function deviceLinkService(deps: DeviceLinkDeps) {
   const { repos, registry, bus } = deps;
   let stopping = false;
+  let restart = false;
   let unsubscribe: Unsubscribe[] = [];
   /** Every connection whose socket is open or whose frames are still being handled. */
   const sessions = new Set<DeviceSession>();
@@ -43,6 +44,11 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     stopping: () => stopping,
     settled: (session: DeviceSession) => void sessions.delete(session),
   };
+  /** The close code and reason of the connections when the server stops. */
+  const farewell = (): { code: number; reason: string } =>
+    restart
+      ? { code: deviceCloseCodes.serviceRestart, reason: restartCloseReason() }
+      : { code: deviceCloseCodes.goingAway, reason: "server shutting down" };
   const closeLive = (deviceId: string, reason: string) =>
     registry.get(deviceId)?.close(deviceCloseCodes.revoked, reason);
 
@@ -58,9 +64,19 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     },
 
     /**
+     * How the next stop closes the connections: for a restart (an upgrade) with 1012 and a retry
+     * hint, so devices come back within a second or two of the next server accepting; otherwise
+     * with 1001 (going away), and devices reconnect with their normal backoff.
+     */
+    stopFor(options: { restart: boolean }): void {
+      restart = options.restart;
+    },
+
+    farewell,
+
+    /**
      * Server shutdown: each connected device's log says so and the device is offline from now (the
-     * database is still open), then every connection closes with 1012 (service restart) and a retry
-     * hint: devices come back within a second or two of the next server accepting.
+     * database is still open), then every connection closes (`farewell`).
      */
     async stop(): Promise<void> {
       stopping = true;
@@ -76,8 +92,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
           return Promise.all([logged, offline]);
         }),
       );
-      for (const connection of connections)
-        connection.close(deviceCloseCodes.serviceRestart, restartCloseReason());
+      const { code, reason } = farewell();
+      for (const connection of connections) connection.close(code, reason);
     },
 
     /** Checks a device id and secret; the same error for an unknown id and a wrong secret. */
