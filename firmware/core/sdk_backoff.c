@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "sdk_protocol.h"
+
 void sdk_backoff_init(sdk_backoff *b, sdk_backoff_timing timing) {
   memset(b, 0, sizeof *b);
   b->timing = timing;
@@ -67,6 +69,13 @@ static bool number(const char *reason, size_t len, size_t *i, uint32_t *out) {
   return digits > 0;
 }
 
+/* Never a tight loop, never longer than the normal backoff's cap. */
+static uint32_t clamp_hint(uint32_t ms) {
+  if (ms < SDK_RESTART_RETRY_HINT_FLOOR_MS) return SDK_RESTART_RETRY_HINT_FLOOR_MS;
+  if (ms > SDK_RESTART_RETRY_HINT_CEILING_MS) return SDK_RESTART_RETRY_HINT_CEILING_MS;
+  return ms;
+}
+
 bool sdk_backoff_parse_hint(const char *reason, size_t len, uint32_t *min_ms, uint32_t *max_ms) {
   static const char key[] = "retry in ";
   const size_t key_len = sizeof key - 1;
@@ -80,6 +89,8 @@ bool sdk_backoff_parse_hint(const char *reason, size_t len, uint32_t *min_ms, ui
     i++;
     if (!number(reason, len, &i, &hi)) continue;
     if (i + 3 > len || memcmp(reason + i, " ms", 3) != 0) continue;
+    lo = clamp_hint(lo);
+    hi = clamp_hint(hi);
     if (hi <= lo) return false;
     *min_ms = lo;
     *max_ms = hi;

@@ -36,8 +36,9 @@ void sdk_backoff_quick(sdk_backoff *b, uint64_t now_ms, uint32_t window_ms, uint
 void sdk_backoff_cap_for(sdk_backoff *b, uint64_t now_ms, uint32_t window_ms, uint32_t max_ms);
 /* The connection is back: no window any more. */
 void sdk_backoff_end_quick(sdk_backoff *b);
-/* The window of a 1012 reason "… retry in <min>-<max> ms" (reason need not be NUL-terminated);
- * false when it names none or an empty one (then *min_ms and *max_ms are untouched). */
+/* The window of a 1012 reason "… retry in <min>-<max> ms" (reason need not be NUL-terminated),
+ * clamped into [SDK_RESTART_RETRY_HINT_FLOOR_MS, SDK_RESTART_RETRY_HINT_CEILING_MS]; false when
+ * it names none or nothing is left of it after clamping (then *min_ms and *max_ms are untouched). */
 bool sdk_backoff_parse_hint(const char *reason, size_t len, uint32_t *min_ms, uint32_t *max_ms);
 
 #endif /* SDK_BACKOFF_H */

@@ -1,5 +1,6 @@
 #include "check.h"
 #include "sdk_backoff.h"
+#include "sdk_protocol.h"
 
 #include <string.h>
 
@@ -59,6 +60,14 @@ int main(void) {
   CHECK(!sdk_backoff_parse_hint("retry in -2 ms", 14, &lo, &hi));
   CHECK(!sdk_backoff_parse_hint("", 0, &lo, &hi));
   CHECK(lo == 7 && hi == 7);
-  CHECK(sdk_backoff_parse_hint("x retry in 1 retry in 0-20 ms", 29, &lo, &hi) && lo == 0 && hi == 20);
+  CHECK(sdk_backoff_parse_hint("x retry in 1 retry in 0-200 ms", 30, &lo, &hi) && lo == 100 && hi == 200);
+  /* Clamped into [floor, backoff cap]: never a tight loop, never longer than the backoff. */
+  CHECK(SDK_RESTART_RETRY_HINT_FLOOR_MS == 100u && SDK_RESTART_RETRY_HINT_CEILING_MS == 30000u);
+  CHECK(sdk_backoff_parse_hint("retry in 5000-999999 ms", 23, &lo, &hi) && lo == 5000 && hi == 30000);
+  lo = hi = 7;
+  CHECK(!sdk_backoff_parse_hint("retry in 0-1 ms", 15, &lo, &hi));
+  CHECK(!sdk_backoff_parse_hint("retry in 0-100 ms", 17, &lo, &hi));
+  CHECK(!sdk_backoff_parse_hint("retry in 40000-999999 ms", 24, &lo, &hi));
+  CHECK(lo == 7 && hi == 7);
   return check_exit("backoff");
 }

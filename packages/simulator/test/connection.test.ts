@@ -131,14 +131,21 @@ describe("connection", () => {
     const delays: number[] = [];
     device.on("reconnecting", ({ delayMs }) => delays.push(delayMs));
     let current = conn;
-    for (const reason of [restartCloseReason(40, 60), restartCloseReason(40, 60), "restarting"]) {
+    // 0-50 ms is clamped to the floor: nothing is left of it, so the default applies as well.
+    const reasons = [
+      restartCloseReason(150, 300),
+      restartCloseReason(150, 300),
+      "restarting",
+      restartCloseReason(0, 50),
+    ];
+    for (const reason of reasons) {
       const back = device.waitFor("connected");
       current.ws.close(deviceCloseCodes.serviceRestart, reason);
       await back;
       current = await server.nextConnection();
     }
     // jitter "none" draws the top of the window; a reason without a hint uses the protocol's default.
-    assert.deepEqual(delays, [60, 60, restartRetry.maxMs]);
+    assert.deepEqual(delays, [300, 300, restartRetry.maxMs, restartRetry.maxMs]);
   });
 
   test("a connection that stayed up long enough resets the backoff", async (t) => {
