@@ -32,6 +32,8 @@ uint32_t sdk_backoff_next_at(sdk_backoff *b, uint64_t now_ms, uint32_t random32)
     return sdk_backoff_next(b, random32);
   }
   if (b->quick_cap_only) return draw(step(b, b->quick_max_ms), random32);
+  /* The window's retries count: when it ends, the backoff goes on from the n reached. */
+  if (b->attempt < 64) b->attempt++;
   return b->quick_min_ms + draw((uint64_t)b->quick_max_ms - b->quick_min_ms, random32);
 }
 

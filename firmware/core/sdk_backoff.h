@@ -26,7 +26,8 @@ typedef struct {
 void sdk_backoff_init(sdk_backoff *b, sdk_backoff_timing timing);
 /* The n-th delay: uniform in [0, min(cap, base·2ⁿ)), drawn from random32; n then grows. */
 uint32_t sdk_backoff_next(sdk_backoff *b, uint32_t random32);
-/* The same, at now_ms: inside a quick window the window decides (and n does not grow). */
+/* The same, at now_ms: inside a quick window the window decides (n grows all the same, so when
+ * the window ends the backoff goes on from the n reached). */
 uint32_t sdk_backoff_next_at(sdk_backoff *b, uint64_t now_ms, uint32_t random32);
 /* n back to 0 (a stable connection); a quick window stays. */
 void sdk_backoff_reset(sdk_backoff *b);

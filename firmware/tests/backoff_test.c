@@ -28,14 +28,16 @@ int main(void) {
   /* A zero base never divides by zero. */
   sdk_backoff_init(&b, (sdk_backoff_timing){.base_ms = 0, .cap_ms = 0});
   CHECK(sdk_backoff_next(&b, 12345) == 0);
-  /* A quick window (1012): uniform in [min, max) until it ends, n does not grow; then the backoff. */
+  /* A quick window (1012): uniform in [min, max) until it ends; its retries count, so the backoff
+   * then goes on from the n reached (a fleet does not start again at base all at once). */
   sdk_backoff_init(&b, (sdk_backoff_timing){.base_ms = 250, .cap_ms = 30000});
   sdk_backoff_quick(&b, 1000, 30000, 100, 1000);
   CHECK(sdk_backoff_next_at(&b, 1000, 0) == 100);
   CHECK(sdk_backoff_next_at(&b, 30999, 899) == 999);
   CHECK(sdk_backoff_next_at(&b, 30999, 900) == 100);
-  CHECK(b.attempt == 0);
-  CHECK(sdk_backoff_next_at(&b, 31000, 0xFFFFFFFFu) < 250);
+  CHECK(b.attempt == 3);
+  CHECK(sdk_backoff_next_at(&b, 31000, 0xFFFFFFFFu) == 0xFFFFFFFFu % 2000u); /* 250·2³ */
+  CHECK(b.attempt == 4);
   CHECK(b.quick_until_ms == 0);
   /* A reset (stable connection) keeps the window; end_quick (back online) ends it. */
   sdk_backoff_quick(&b, 0, 30000, 5000, 6000);
