@@ -1,6 +1,7 @@
 // A server that stops while a device's frames still wait handles them before closing the database:
 // every frame the device got onto the socket before the close is stored after a restart.
 import assert from "node:assert/strict";
+import net from "node:net";
 import { Writable } from "node:stream";
 import { test } from "node:test";
 import { SdkClient } from "@sdk/client";
@@ -11,7 +12,7 @@ import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
 test("shutdown: frames read before the close are stored before the database closes", async (t) => {
   const dataDir = tempDir(t);
-  const env = { STATE_HISTORY_MAX_ENTRIES: "100000", WRITE_QUEUE_MAX_ROWS: "10" };
+  const env = { STATE_HISTORY_MAX_ENTRIES: "100000" };
   const lines: { level: number; msg: string }[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -31,42 +32,37 @@ test("shutdown: frames read before the close are stored before the database clos
     params: { projectId: project.id },
     body: { name: "d", board: "pico_w" },
   });
-  const dev = await openSocket(t, wsUrl(url, "/v1/device"), {
+  // A slow uplink: frames the device sent before it saw the close reach the server after it closed
+  // the device's socket.
+  const proxy = slowUplink(new URL(url).port, 300);
+  await new Promise<void>((listening) => proxy.server.listen(0, "127.0.0.1", listening));
+  t.after(() => proxy.server.close());
+  const proxyUrl = `http://127.0.0.1:${(proxy.server.address() as net.AddressInfo).port}`;
+  const dev = await openSocket(t, wsUrl(proxyUrl, "/v1/device"), {
     headers: basic(device.id, credentials.secret),
   });
   dev.send(hello());
   await dev.inbox.type("welcome");
 
-  // The device floods until it sees the close: frames keep arriving while the server stops.
+  // Sent before the close, still on their way when the server stops.
+  proxy.hold();
+  const count = 500;
   let accepted = 0;
-  let sent = 0;
-  let open = true;
-  const sending: Promise<void>[] = [];
-  const flooding = (async () => {
-    while (open) {
-      for (let i = 0; i < 20; i++) {
-        const value = sent++;
-        sending.push(
-          new Promise((done) =>
-            dev.ws.send(JSON.stringify({ type: "state", entityId: "n", value }), (error) => {
-              if (!error) accepted++;
-              done();
-            }),
-          ),
-        );
-      }
-      await new Promise((next) => setImmediate(next));
-    }
-  })();
-  void dev.closed.then(() => {
-    open = false;
-  });
-  while (sent < 500) await new Promise((next) => setImmediate(next));
+  const sent: Promise<void>[] = [];
+  for (let value = 0; value < count; value++) {
+    sent.push(
+      new Promise((done) =>
+        dev.ws.send(JSON.stringify({ type: "state", entityId: "n", value }), (error) => {
+          if (!error) accepted++;
+          done();
+        }),
+      ),
+    );
+  }
+  await Promise.all(sent);
   await server.close();
   await dev.closed;
-  await flooding;
-  await Promise.all(sending);
-  assert.ok(accepted > 0, "the device got frames onto the socket");
+  assert.equal(accepted, count, "the device got every frame onto its socket");
 
   const failures = lines.filter((l) => l.level >= 50);
   assert.deepEqual(failures, [], "nothing failed while stopping");
@@ -87,3 +83,38 @@ test("shutdown: frames read before the close are stored before the database clos
   }
   assert.equal(stored, accepted, "every frame the device sent before the close is handled");
 });
+
+/**
+ * A TCP proxy to `port` whose uplink can be held: while held, what the client sends waits in the
+ * proxy; the first bytes from the server after that (its close frame) release it a little later,
+ * as a slow uplink would deliver frames the device sent before it saw the close.
+ */
+function slowUplink(port: string, ms: number) {
+  /** What the client sent while held, in order; null: its end. */
+  let held: (Buffer | null)[] | null = null;
+  const server = net.createServer((client) => {
+    const up = net.connect(Number(port), "127.0.0.1");
+    client.on("data", (chunk) => (held ? held.push(chunk) : up.write(chunk)));
+    client.on("end", () => (held ? held.push(null) : up.end()));
+    up.on("data", (chunk) => {
+      client.write(chunk);
+      if (held)
+        setTimeout(() => {
+          for (const part of held ?? []) part ? up.write(part) : up.end();
+          held = null;
+        }, ms);
+    });
+    up.on("end", () => client.end());
+    for (const socket of [client, up])
+      socket.on("error", () => {
+        client.destroy();
+        up.destroy();
+      });
+  });
+  return {
+    server,
+    hold: () => {
+      held = [];
+    },
+  };
+}
