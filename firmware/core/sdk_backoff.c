@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "sdk_protocol.h"
+
 void sdk_backoff_init(sdk_backoff *b, sdk_backoff_timing timing) {
   memset(b, 0, sizeof *b);
   b->timing = timing;
@@ -30,6 +32,8 @@ uint32_t sdk_backoff_next_at(sdk_backoff *b, uint64_t now_ms, uint32_t random32)
     return sdk_backoff_next(b, random32);
   }
   if (b->quick_cap_only) return draw(step(b, b->quick_max_ms), random32);
+  /* The window's retries count: when it ends, the backoff goes on from the n reached. */
+  if (b->attempt < 64) b->attempt++;
   return b->quick_min_ms + draw((uint64_t)b->quick_max_ms - b->quick_min_ms, random32);
 }
 
@@ -67,6 +71,13 @@ static bool number(const char *reason, size_t len, size_t *i, uint32_t *out) {
   return digits > 0;
 }
 
+/* Never a tight loop, never longer than the normal backoff's cap. */
+static uint32_t clamp_hint(uint32_t ms) {
+  if (ms < SDK_RESTART_RETRY_HINT_FLOOR_MS) return SDK_RESTART_RETRY_HINT_FLOOR_MS;
+  if (ms > SDK_RESTART_RETRY_HINT_CEILING_MS) return SDK_RESTART_RETRY_HINT_CEILING_MS;
+  return ms;
+}
+
 bool sdk_backoff_parse_hint(const char *reason, size_t len, uint32_t *min_ms, uint32_t *max_ms) {
   static const char key[] = "retry in ";
   const size_t key_len = sizeof key - 1;
@@ -80,6 +91,8 @@ bool sdk_backoff_parse_hint(const char *reason, size_t len, uint32_t *min_ms, ui
     i++;
     if (!number(reason, len, &i, &hi)) continue;
     if (i + 3 > len || memcmp(reason + i, " ms", 3) != 0) continue;
+    lo = clamp_hint(lo);
+    hi = clamp_hint(hi);
     if (hi <= lo) return false;
     *min_ms = lo;
     *max_ms = hi;

@@ -26,7 +26,8 @@ typedef struct {
 void sdk_backoff_init(sdk_backoff *b, sdk_backoff_timing timing);
 /* The n-th delay: uniform in [0, min(cap, base·2ⁿ)), drawn from random32; n then grows. */
 uint32_t sdk_backoff_next(sdk_backoff *b, uint32_t random32);
-/* The same, at now_ms: inside a quick window the window decides (and n does not grow). */
+/* The same, at now_ms: inside a quick window the window decides (n grows all the same, so when
+ * the window ends the backoff goes on from the n reached). */
 uint32_t sdk_backoff_next_at(sdk_backoff *b, uint64_t now_ms, uint32_t random32);
 /* n back to 0 (a stable connection); a quick window stays. */
 void sdk_backoff_reset(sdk_backoff *b);
@@ -36,8 +37,9 @@ void sdk_backoff_quick(sdk_backoff *b, uint64_t now_ms, uint32_t window_ms, uint
 void sdk_backoff_cap_for(sdk_backoff *b, uint64_t now_ms, uint32_t window_ms, uint32_t max_ms);
 /* The connection is back: no window any more. */
 void sdk_backoff_end_quick(sdk_backoff *b);
-/* The window of a 1012 reason "… retry in <min>-<max> ms" (reason need not be NUL-terminated);
- * false when it names none or an empty one (then *min_ms and *max_ms are untouched). */
+/* The window of a 1012 reason "… retry in <min>-<max> ms" (reason need not be NUL-terminated),
+ * clamped into [SDK_RESTART_RETRY_HINT_FLOOR_MS, SDK_RESTART_RETRY_HINT_CEILING_MS]; false when
+ * it names none or nothing is left of it after clamping (then *min_ms and *max_ms are untouched). */
 bool sdk_backoff_parse_hint(const char *reason, size_t len, uint32_t *min_ms, uint32_t *max_ms);
 
 #endif /* SDK_BACKOFF_H */

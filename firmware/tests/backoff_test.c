@@ -1,5 +1,6 @@
 #include "check.h"
 #include "sdk_backoff.h"
+#include "sdk_protocol.h"
 
 #include <string.h>
 
@@ -27,14 +28,16 @@ int main(void) {
   /* A zero base never divides by zero. */
   sdk_backoff_init(&b, (sdk_backoff_timing){.base_ms = 0, .cap_ms = 0});
   CHECK(sdk_backoff_next(&b, 12345) == 0);
-  /* A quick window (1012): uniform in [min, max) until it ends, n does not grow; then the backoff. */
+  /* A quick window (1012): uniform in [min, max) until it ends; its retries count, so the backoff
+   * then goes on from the n reached (a fleet does not start again at base all at once). */
   sdk_backoff_init(&b, (sdk_backoff_timing){.base_ms = 250, .cap_ms = 30000});
   sdk_backoff_quick(&b, 1000, 30000, 100, 1000);
   CHECK(sdk_backoff_next_at(&b, 1000, 0) == 100);
   CHECK(sdk_backoff_next_at(&b, 30999, 899) == 999);
   CHECK(sdk_backoff_next_at(&b, 30999, 900) == 100);
-  CHECK(b.attempt == 0);
-  CHECK(sdk_backoff_next_at(&b, 31000, 0xFFFFFFFFu) < 250);
+  CHECK(b.attempt == 3);
+  CHECK(sdk_backoff_next_at(&b, 31000, 0xFFFFFFFFu) == 0xFFFFFFFFu % 2000u); /* 250·2³ */
+  CHECK(b.attempt == 4);
   CHECK(b.quick_until_ms == 0);
   /* A reset (stable connection) keeps the window; end_quick (back online) ends it. */
   sdk_backoff_quick(&b, 0, 30000, 5000, 6000);
@@ -59,6 +62,14 @@ int main(void) {
   CHECK(!sdk_backoff_parse_hint("retry in -2 ms", 14, &lo, &hi));
   CHECK(!sdk_backoff_parse_hint("", 0, &lo, &hi));
   CHECK(lo == 7 && hi == 7);
-  CHECK(sdk_backoff_parse_hint("x retry in 1 retry in 0-20 ms", 29, &lo, &hi) && lo == 0 && hi == 20);
+  CHECK(sdk_backoff_parse_hint("x retry in 1 retry in 0-200 ms", 30, &lo, &hi) && lo == 100 && hi == 200);
+  /* Clamped into [floor, backoff cap]: never a tight loop, never longer than the backoff. */
+  CHECK(SDK_RESTART_RETRY_HINT_FLOOR_MS == 100u && SDK_RESTART_RETRY_HINT_CEILING_MS == 30000u);
+  CHECK(sdk_backoff_parse_hint("retry in 5000-999999 ms", 23, &lo, &hi) && lo == 5000 && hi == 30000);
+  lo = hi = 7;
+  CHECK(!sdk_backoff_parse_hint("retry in 0-1 ms", 15, &lo, &hi));
+  CHECK(!sdk_backoff_parse_hint("retry in 0-100 ms", 17, &lo, &hi));
+  CHECK(!sdk_backoff_parse_hint("retry in 40000-999999 ms", 24, &lo, &hi));
+  CHECK(lo == 7 && hi == 7);
   return check_exit("backoff");
 }

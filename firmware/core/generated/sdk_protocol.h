@@ -124,6 +124,8 @@ enum sdk_device_message {
 #define SDK_RESTART_RETRY_WINDOW_MS 30000u
 #define SDK_RESTART_RETRY_LOST_MAX_MS 2000u
 #define SDK_RESTART_RETRY_LOST_WINDOW_MS 10000u
+#define SDK_RESTART_RETRY_HINT_FLOOR_MS 100u
+#define SDK_RESTART_RETRY_HINT_CEILING_MS 30000u
 
 /* ---------------- boards and pins */
 

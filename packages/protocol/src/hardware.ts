@@ -169,7 +169,8 @@ export const deviceCloseCodes = {
 /**
  * Retrying after 1012 (service restart): the reason says `server restarting; retry in <min>-<max> ms`.
  * A device draws each retry uniformly in [min, max) for `windowMs` after the close (or until it is
- * back), then falls back to its normal backoff. `lost*`: after a connection that had been up for 10 s
+ * back), then falls back to its normal backoff. A hint is clamped into [`hintFloorMs`,
+ * `hintCeilingMs`] (the backoff cap): never a tight loop, never longer than the normal backoff. `lost*`: after a connection that had been up for 10 s
  * or more ends without a close frame (1006: the server was killed, the network dropped), the backoff
  * ceiling is at most `lostMaxMs` for `lostWindowMs`.
  */
@@ -179,6 +180,8 @@ export const restartRetry = {
   windowMs: 30_000,
   lostMaxMs: 2000,
   lostWindowMs: 10_000,
+  hintFloorMs: 100,
+  hintCeilingMs: 30_000,
 } as const;
 
 /** The reason of a 1012 close: `server restarting; retry in 100-1000 ms`. */
@@ -189,12 +192,16 @@ export function restartCloseReason(
   return `server restarting; retry in ${Math.round(minMs)}-${Math.round(maxMs)} ms`;
 }
 
-/** The retry window a 1012 reason names, or null when it names none (use `restartRetry`'s). */
+/**
+ * The retry window a 1012 reason names, clamped into [`hintFloorMs`, `hintCeilingMs`], or null
+ * when it names none or nothing is left of it after clamping (use `restartRetry`'s).
+ */
 export function parseRestartHint(reason: string): { minMs: number; maxMs: number } | null {
   const match = /retry in (\d{1,6})-(\d{1,6}) ms/.exec(reason);
   if (!match) return null;
-  const minMs = Number(match[1]);
-  const maxMs = Number(match[2]);
+  const clamp = (ms: number) => Math.min(restartRetry.hintCeilingMs, Math.max(restartRetry.hintFloorMs, ms));
+  const minMs = clamp(Number(match[1]));
+  const maxMs = clamp(Number(match[2]));
   return maxMs > minMs ? { minMs, maxMs } : null;
 }
 

@@ -4,7 +4,7 @@ import fastifyCookie from "@fastify/cookie";
 import fastifyWebsocket from "@fastify/websocket";
 import { dashboardDistUrl } from "@sdk/dashboard/built";
 import { docsDirUrl } from "@sdk/docs";
-import { deviceCloseCodes, maxFrameBytes, restartCloseReason, watchSubprotocol } from "@sdk/protocol";
+import { deviceCloseCodes, maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
@@ -55,6 +55,9 @@ export const serverVersion: string = JSON.parse(
   fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
 ).version;
 
+/** How long a stopping server waits for device frames read before the close to be handled. */
+const shutdownDrainMs = 5_000;
+
 const defaultDocsDir = fileURLToPath(docsDirUrl);
 const defaultDashboardDir = fileURLToPath(dashboardDistUrl);
 
@@ -92,8 +95,12 @@ export interface Server {
   /** `http://host:port` once listening. */
   url: string;
   listen(): Promise<string>;
-  /** Stops accepting, lets in-flight requests finish, closes the database. Safe to call twice. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish, closes the database. Safe to call twice.
+   * `restart`: the server comes back soon (an upgrade): devices are told 1012 with a retry hint
+   * instead of 1001.
+   */
+  close(options?: { restart?: boolean }): Promise<void>;
 }
 
 /** Synchronous writes: lines reach stdout in order even when the process exits right after. */
@@ -307,12 +314,22 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
       await parts.start();
       return server.url;
     },
-    close() {
+    close(options) {
       closing ??= (async () => {
+        services.deviceLink.stopFor({ restart: options?.restart === true });
         await parts.stop();
         for (const client of app.websocketServer.clients)
           client.close(deviceCloseCodes.goingAway, "server shutting down");
-        deviceSockets.closeAll(deviceCloseCodes.serviceRestart, restartCloseReason());
+        const farewell = services.deviceLink.farewell();
+        deviceSockets.closeAll(farewell.code, farewell.reason);
+        // The frames devices sent before the close are still handled: their writes must reach the
+        // database before it closes.
+        const busy = await services.deviceLink.drain(shutdownDrainMs);
+        if (busy > 0)
+          logger.warn(
+            `${busy} device connection(s) still handling frames after ${shutdownDrainMs / 1000} s: ` +
+              "closing the database anyway (what they still hold is not stored)",
+          );
         await app.close();
         services.auditLog.stop();
         await database.close();

@@ -51,7 +51,9 @@ async function main(): Promise<void> {
       logger.error(`still busy after ${shutdownTimeoutMs / 1000}s: exiting anyway`);
       process.exit(1);
     }, shutdownTimeoutMs).unref();
-    server.close().then(
+    // SIGTERM is how containers and systemd stop a service for a restart or an upgrade: devices
+    // are told to come back quickly. Anything else (Ctrl-C, `sdk dev` gone) is going away.
+    server.close({ restart: signal === "SIGTERM" }).then(
       () => {
         logger.info("stopped cleanly");
         process.exit(0);

@@ -52,7 +52,7 @@ test("lifecycle: parts start once the server listens, and stop in reverse order 
   dev.send(hello());
   await dev.inbox.type("welcome");
 
-  await server.close();
+  await server.close({ restart: true });
   assert.deepEqual(steps.slice(2), [
     "stop second (listening: true, device online: true, users: 1)",
     "stop first (listening: true, device online: true, users: 1)",
@@ -67,6 +67,33 @@ test("lifecycle: parts start once the server listens, and stop in reverse order 
   });
   await server.close(); // twice is harmless
   assert.equal(steps.length, 4);
+});
+
+test("lifecycle: a stop that is not a restart closes device sockets with 1001, without a retry hint", async (t) => {
+  const server = await createTestServer(t);
+  const url = await server.listen();
+  const anon = new SdkClient({ baseUrl: url });
+  const { token } = await anon.api.register({
+    body: { email: "a@example.com", password: "correct horse battery", issueToken: true },
+  });
+  const client = new SdkClient({ baseUrl: url, token: token!.token });
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const { device, credentials } = await client.api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico_w" },
+  });
+  const headers = basic(device.id, credentials.secret);
+  const dev = await openSocket(t, wsUrl(url, "/v1/device"), { headers });
+  dev.send(hello());
+  await dev.inbox.type("welcome");
+  // Never said hello: closed by the socket layer rather than the device link, the same way.
+  const silent = await openSocket(t, wsUrl(url, "/v1/device"), { headers });
+
+  await server.close();
+  for (const closed of [await dev.closed, await silent.closed]) {
+    assert.deepEqual(closed, { code: deviceCloseCodes.goingAway, reason: "server shutting down" });
+    assert.equal(parseRestartHint(closed.reason), null);
+  }
 });
 
 test("lifecycle: a server that never listens starts nothing, still records its audit log, and closes cleanly", async (t) => {

@@ -23,7 +23,9 @@ export const defaultReconnect: ReconnectOptions = {
 /**
  * Delay n (0-based) has the ceiling min(cap, base · 2ⁿ); full jitter picks uniformly below it.
  * A quick window (after a 1012 restart close, or a long-lived connection lost without a close frame)
- * draws every delay uniformly in [min, max) instead, until it ends; then the backoff goes on as before.
+ * draws every delay uniformly in [min, max) instead, until it ends. Its retries count (n grows), so
+ * when it ends the backoff goes on from the n reached: a fleet whose server is still not back
+ * spreads over the grown ceiling instead of starting again at `base` all at once.
  */
 export class Backoff {
   readonly #options: ReconnectOptions;
@@ -63,6 +65,7 @@ export class Backoff {
     const quick = this.#quick && now < this.#quick.untilMs ? this.#quick : null;
     if (!quick) this.#quick = null;
     if (quick && !quick.capOnly) {
+      this.#failures++;
       const spread = quick.maxMs - quick.minMs;
       return (
         quick.minMs + (this.#options.jitter === "none" ? spread : Math.floor(this.#options.random() * spread))

@@ -66,9 +66,8 @@ describe("backoff", () => {
     assert.equal(backoff.next(1_000), 100);
     r = 0.999_999;
     assert.equal(backoff.next(30_999), 999);
-    assert.equal(backoff.failures, 0, "quick retries do not grow the backoff");
-    assert.equal(backoff.next(31_000), 249, "after the window: the normal first step");
-    assert.equal(backoff.next(31_001), 499);
+    assert.equal(backoff.next(31_000), 999, "after the window: the backoff, from n = 2");
+    assert.equal(backoff.next(31_001), 1_999);
 
     const capped = new Backoff({ ...defaultReconnect, jitter: "none" });
     for (let n = 0; n < 6; n++) capped.next();
@@ -78,6 +77,19 @@ describe("backoff", () => {
     capped.quick(0, 10_000, 10, 20);
     capped.endQuick();
     assert.equal(capped.next(1), 30_000);
+  });
+
+  test("a quick window's retries count: when it ends, the backoff goes on from the n reached", () => {
+    const backoff = new Backoff({ ...defaultReconnect, jitter: "none" });
+    backoff.quick(0, 30_000, 100, 1_000);
+    for (let i = 0; i < 5; i++) assert.equal(backoff.next(i * 1_000), 1_000);
+    assert.equal(backoff.failures, 5);
+    // Not 250 ms for the whole fleet at once: the ceiling it would have reached failing all along.
+    assert.equal(backoff.next(30_000), 250 * 2 ** 5);
+    assert.equal(backoff.next(40_000), 16_000);
+    assert.equal(backoff.next(60_000), 30_000);
+    backoff.reset();
+    assert.equal(backoff.next(90_000), 250, "a stable connection resets it");
   });
 });
 
@@ -131,14 +143,21 @@ describe("connection", () => {
     const delays: number[] = [];
     device.on("reconnecting", ({ delayMs }) => delays.push(delayMs));
     let current = conn;
-    for (const reason of [restartCloseReason(40, 60), restartCloseReason(40, 60), "restarting"]) {
+    // 0-50 ms is clamped to the floor: nothing is left of it, so the default applies as well.
+    const reasons = [
+      restartCloseReason(150, 300),
+      restartCloseReason(150, 300),
+      "restarting",
+      restartCloseReason(0, 50),
+    ];
+    for (const reason of reasons) {
       const back = device.waitFor("connected");
       current.ws.close(deviceCloseCodes.serviceRestart, reason);
       await back;
       current = await server.nextConnection();
     }
     // jitter "none" draws the top of the window; a reason without a hint uses the protocol's default.
-    assert.deepEqual(delays, [60, 60, restartRetry.maxMs]);
+    assert.deepEqual(delays, [300, 300, restartRetry.maxMs, restartRetry.maxMs]);
   });
 
   test("a connection that stayed up long enough resets the backoff", async (t) => {

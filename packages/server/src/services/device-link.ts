@@ -43,12 +43,21 @@ function intern<T extends string>(text: T): T {
 export function deviceLinkService(deps: DeviceLinkDeps) {
   const { repos, registry, bus } = deps;
   let stopping = false;
+  let restart = false;
   let unsubscribe: Unsubscribe[] = [];
+  /** Every connection whose socket is open or whose frames are still being handled. */
+  const sessions = new Set<DeviceSession>();
   const context = {
     ...deps,
     nextCommandId: commandIds(),
     stopping: () => stopping,
+    settled: (session: DeviceSession) => void sessions.delete(session),
   };
+  /** The close code and reason of the connections when the server stops. */
+  const farewell = (): { code: number; reason: string } =>
+    restart
+      ? { code: deviceCloseCodes.serviceRestart, reason: restartCloseReason() }
+      : { code: deviceCloseCodes.goingAway, reason: "server shutting down" };
   const closeLive = (deviceId: string, reason: string) =>
     registry.get(deviceId)?.close(deviceCloseCodes.revoked, reason);
 
@@ -64,9 +73,19 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     },
 
     /**
+     * How the next stop closes the connections: for a restart (an upgrade) with 1012 and a retry
+     * hint, so devices come back within a second or two of the next server accepting; otherwise
+     * with 1001 (going away), and devices reconnect with their normal backoff.
+     */
+    stopFor(options: { restart: boolean }): void {
+      restart = options.restart;
+    },
+
+    farewell,
+
+    /**
      * Server shutdown: each connected device's log says so and the device is offline from now (the
-     * database is still open), then every connection closes with 1012 (service restart) and a retry
-     * hint: devices come back within a second or two of the next server accepting.
+     * database is still open), then every connection closes (`farewell`).
      */
     async stop(): Promise<void> {
       stopping = true;
@@ -82,8 +101,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
           return Promise.all([logged, offline]);
         }),
       );
-      for (const connection of connections)
-        connection.close(deviceCloseCodes.serviceRestart, restartCloseReason());
+      const { code, reason } = farewell();
+      for (const connection of connections) connection.close(code, reason);
     },
 
     /** Checks a device id and secret; the same error for an unknown id and a wrong secret. */
@@ -98,8 +117,23 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
 
     open(auth: DeviceAuth, transport: Transport): LinkSession {
       const session = new DeviceSession(auth, transport, context);
+      sessions.add(session);
       session.awaitHello();
       return session;
+    },
+
+    /**
+     * Once the device sockets are closing: resolves when every frame they read before the close has
+     * been handled, or after `timeoutMs`, with the number of connections still busy then.
+     */
+    async drain(timeoutMs: number): Promise<number> {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.all([...sessions].map((session) => session.settled())), timeout]);
+      clearTimeout(timer);
+      return sessions.size;
     },
 
     isOnline: (deviceId: string) => registry.get(deviceId) !== undefined,

@@ -74,6 +74,8 @@ export interface SessionContext extends LinkDeps {
   nextCommandId: () => number;
   /** While the server stops, closing connections must not write to a database that is closing. */
   stopping(): boolean;
+  /** The session's socket closed and everything it read has been handled. */
+  settled(session: DeviceSession): void;
 }
 
 const helloTimeoutMs = 10_000;
@@ -106,6 +108,11 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   #helloTimer: NodeJS.Timeout | undefined;
   #hello: Promise<void> | undefined;
   #inFlight: Set<Promise<void>> | undefined;
+  /** Calls from the socket layer (frames, the close) not yet finished. */
+  #busy = 0;
+  #settled = false;
+  #settleCheck = false;
+  #settledWaiters: (() => void)[] | undefined;
   /** Entities stored through this connection: their next reports need no limit check first. */
   #entities: Set<string> | undefined;
 
@@ -155,7 +162,77 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
   }
 
-  async receive(text: string): Promise<void> {
+  receive(text: string): Promise<void> {
+    return this.#track(() => this.#receive(text));
+  }
+
+  receiveBinary(): Promise<void> {
+    return this.#track(() => this.#reject("malformed", frameProblems.binary));
+  }
+
+  refusedTooBig(): Promise<void> {
+    return this.#track(() =>
+      this.#system(
+        "error",
+        `a frame of ${maxFrameBytes / 1024} KB or more was refused (close ${deviceCloseCodes.tooBig})`,
+      ),
+    );
+  }
+
+  backpressure(episode: { pauses: number; frames: number; ms: number }): Promise<void> {
+    return this.#track(() =>
+      this.#system(
+        "warn",
+        `frames arrived faster than they were handled: reading paused ${episode.pauses} time(s), ` +
+          `${episode.frames} frames deferred over ${(episode.ms / 1000).toFixed(1)} s (none dropped)`,
+      ),
+    );
+  }
+
+  closed(code: number, reason: string): Promise<void> {
+    return this.#track(() => this.#closedNow(code, reason));
+  }
+
+  /**
+   * Resolves once the socket has closed and every frame it read has been handled (their writes
+   * queued or committed): the server waits for this before it closes the database.
+   */
+  settled(): Promise<void> {
+    if (this.#settled) return Promise.resolve();
+    return new Promise((resolve) => (this.#settledWaiters ??= []).push(resolve));
+  }
+
+  async #track(work: () => Promise<void>): Promise<void> {
+    this.#busy++;
+    try {
+      await work();
+    } finally {
+      this.#busy--;
+      this.#checkSettled();
+    }
+  }
+
+  /**
+   * The socket layer hands over the next waiting frame within the same turn of the event loop as
+   * the previous one finished, so idle at the next turn (after the close) means nothing waits.
+   */
+  #checkSettled(): void {
+    if (this.#settled || this.#settleCheck || !this.#idle()) return;
+    this.#settleCheck = true;
+    setImmediate(() => {
+      this.#settleCheck = false;
+      if (this.#settled || !this.#idle()) return;
+      this.#settled = true;
+      this.#context.settled(this);
+      for (const resolve of this.#settledWaiters?.splice(0) ?? []) resolve();
+    });
+  }
+
+  #idle(): boolean {
+    return this.#closed && this.#busy === 0 && !this.#inFlight?.size;
+  }
+
+  async #receive(text: string): Promise<void> {
     // Depth first: nothing recursive (zod, JSON.stringify, a script) may ever see a deeper value.
     if (jsonTextTooDeep(text)) return this.#reject("malformed", `the frame ${jsonProblems.tooDeep}`);
     let message: unknown;
@@ -236,7 +313,10 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     const inFlight = this.#inFlight;
     const tracked: Promise<void> = write
       .catch((error: unknown) => this.#context.onError(error))
-      .finally(() => inFlight.delete(tracked));
+      .finally(() => {
+        inFlight.delete(tracked);
+        this.#checkSettled();
+      });
     inFlight.add(tracked);
     while (inFlight.size >= maxFramesInFlight) await Promise.race(inFlight);
   }
@@ -310,26 +390,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
   }
 
-  async receiveBinary(): Promise<void> {
-    return this.#reject("malformed", frameProblems.binary);
-  }
-
-  async refusedTooBig(): Promise<void> {
-    await this.#system(
-      "error",
-      `a frame of ${maxFrameBytes / 1024} KB or more was refused (close ${deviceCloseCodes.tooBig})`,
-    );
-  }
-
-  async backpressure(episode: { pauses: number; frames: number; ms: number }): Promise<void> {
-    await this.#system(
-      "warn",
-      `frames arrived faster than they were handled: reading paused ${episode.pauses} time(s), ` +
-        `${episode.frames} frames deferred over ${(episode.ms / 1000).toFixed(1)} s (none dropped)`,
-    );
-  }
-
-  async closed(code: number, reason: string): Promise<void> {
+  async #closedNow(code: number, reason: string): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#helloTimer);
