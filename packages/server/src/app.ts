@@ -136,7 +136,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     await checkNoInterruptedRestore(options.config.dataDir);
     const server = await buildServer(options, dataDirWarning);
     const close = server.close;
-    server.close = () => close().finally(release);
+    server.close = (closeOptions) => close(closeOptions).finally(release);
     return server;
   } catch (error) {
     release();
