@@ -2,6 +2,7 @@
 // in a row would hide the outage. Real server processes on one data directory, stopped by signals.
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
+import { deviceCloseCodes, restartCloseReason } from "@sdk/protocol";
 import { startServerProcess, tempDir, waitUntil } from "@sdk/test-helpers";
 import { simulatedBoard } from "./helpers/script-project.ts";
 
@@ -36,8 +37,16 @@ async function onlineDevice(t: TestContext) {
 
 test("graceful stop (SIGTERM): the log says the server stopped between the two connected lines", async (t) => {
   const s = await onlineDevice(t);
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    s.sim.once("disconnected", resolve),
+  );
   await s.first.stop("SIGTERM", 10_000);
   await s.sim.waitFor(() => !s.sim.connected, 10_000);
+  // SIGTERM is a restart: the board is told to come back quickly (1012 with a retry hint).
+  assert.deepEqual(await closed, {
+    code: deviceCloseCodes.serviceRestart,
+    reason: restartCloseReason(),
+  });
   const second = await startServerProcess(t, s.dataDir);
   await s.connect(new URL(second.url).host);
   await waitUntil(
