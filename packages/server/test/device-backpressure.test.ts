@@ -27,7 +27,7 @@ async function onlineDevice(t: TestContext, env: Record<string, string> = {}) {
   });
   dev.send(hello());
   await dev.inbox.type("welcome");
-  return { client, ids, dev };
+  return { client, ids, dev, url: server.url, secret: credentials.secret };
 }
 
 type Client = Awaited<ReturnType<typeof onlineDevice>>["client"];
@@ -137,4 +137,31 @@ test("a flooding device that closes goes offline without waiting for its backlog
   );
   const logs = await client.api.listDeviceLogs({ params: ids });
   assert.ok(logs.some((l) => /^disconnected \(1000: done\)$/.test(l.message)));
+});
+
+test("after a flood and a reconnect, the new connection's value is stored last", async (t) => {
+  const { client, ids, dev, url, secret } = await onlineDevice(t);
+  const count = 5_000;
+  for (let i = 0; i < count; i++) dev.send({ type: "state", entityId: "n", value: i });
+  dev.ws.close(1000, "done");
+  await dev.closed;
+
+  const again = await openSocket(t, wsUrl(url, "/v1/device"), { headers: basic(ids.deviceId, secret) });
+  again.send(hello());
+  again.send({ type: "state", entityId: "n", value: "new" });
+  await again.inbox.type("welcome");
+
+  await waitUntil(
+    async () => (await history(client, ids, "n")).includes("new"),
+    patienceMs,
+    "the new connection's value is stored",
+  );
+  const values = await history(client, ids, "n");
+  assert.deepEqual(
+    values,
+    [...Array.from({ length: count }, (_, i) => i), "new"],
+    "the old connection's backlog is stored first, then the new connection's frames",
+  );
+  const latest = (await client.api.getDeviceState({ params: ids })).find((s) => s.entityId === "n");
+  assert.equal(latest?.value, "new");
 });

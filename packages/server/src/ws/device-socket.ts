@@ -102,6 +102,11 @@ export function deviceSocket(
     handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
   });
   refuseMalformedHandshakes(wss, publicUrl);
+  /**
+   * Each device's latest frame queue. A new connection handles its frames only once the previous
+   * connection's backlog has been handled, so an older value never ends up latest after a reconnect.
+   */
+  const latestQueues = new Map<string, FrameQueue>();
 
   // Device upgrades are taken before the framework sees them; every other upgrade (the watch
   // sockets) goes where it went before.
@@ -144,6 +149,9 @@ export function deviceSocket(
     const session = services.deviceLink.open(auth, connection);
     connection.session = session;
     const queue = new FrameQueue(frameQueueBounds, connection);
+    const previous = latestQueues.get(auth.deviceId);
+    if (previous) queue.after(previous.idle());
+    latestQueues.set(auth.deviceId, queue);
     heartbeat.track(socket, () => {
       connection.closeReason = "heartbeat timeout";
     });
@@ -160,6 +168,9 @@ export function deviceSocket(
     socket.on("close", (code, reason) => {
       // Offline at once, not after the frames still waiting (they are handled all the same).
       queue.closed();
+      void queue.idle().then(() => {
+        if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
+      });
       session
         .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
         .catch((error: unknown) =>
