@@ -152,9 +152,13 @@ export function deviceSocket(
     const previous = latestQueues.get(auth.deviceId);
     if (previous) queue.after(previous.idle());
     latestQueues.set(auth.deviceId, queue);
-    heartbeat.track(socket, () => {
-      connection.closeReason = "heartbeat timeout";
-    });
+    heartbeat.track(
+      socket,
+      (reason) => {
+        connection.closeReason = reason;
+      },
+      queue,
+    );
     socket.on("message", (data, isBinary) => {
       const bytes = (data as Buffer).length ?? 0;
       queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
