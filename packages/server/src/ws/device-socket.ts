@@ -25,6 +25,14 @@ const frameQueueBounds: FrameQueueBounds = {
 };
 
 /**
+ * Frames from the server to a device that has not read them yet (in the server's socket buffers):
+ * above this, sends and commands fail with `device_not_reading`; still above it after
+ * `overfullCloseMs`, the connection is closed.
+ */
+const maxUnsentBytes = 256 * 1024;
+const overfullCloseMs = 10_000;
+
+/**
  * What one device connection needs from its socket: the session's transport and the frame queue's
  * handler in one object (not a closure each: idle boards are many).
  */
@@ -35,6 +43,8 @@ class Connection implements Transport, FrameQueueHandler {
   session: LinkSession | undefined;
   closeReason = "";
   closeCode: number | undefined;
+  /** Only while the device is behind on reading what the server sent. */
+  #overfull: NodeJS.Timeout | undefined;
 
   constructor(socket: WebSocket, deviceId: string, app: FastifyInstance) {
     this.socket = socket;
@@ -43,7 +53,38 @@ class Connection implements Transport, FrameQueueHandler {
   }
 
   send(text: string): void {
-    this.socket.send(text);
+    const socket = this.socket;
+    if (socket.bufferedAmount > maxUnsentBytes) {
+      this.#watchOverfull();
+      throw new AppError(
+        "device_not_reading",
+        `the device has not read ${Math.round(socket.bufferedAmount / 1024)} KB the server sent (limit ${maxUnsentBytes / 1024} KB)`,
+      );
+    }
+    socket.send(text);
+    if (socket.bufferedAmount > maxUnsentBytes) this.#watchOverfull();
+  }
+
+  /** Closes the connection if the device is still that far behind after `overfullCloseMs`. */
+  #watchOverfull(): void {
+    if (this.#overfull) return;
+    this.#overfull = setTimeout(() => {
+      this.#overfull = undefined;
+      const socket = this.socket;
+      if (socket.bufferedAmount <= maxUnsentBytes || socket.readyState !== socket.OPEN) return;
+      this.closeCode = deviceCloseCodes.policyViolation;
+      this.closeReason = `not reading: ${Math.round(socket.bufferedAmount / 1024)} KB unsent for ${overfullCloseMs / 1000}s`;
+      this.#app.log.warn({ deviceId: this.deviceId, reason: this.closeReason }, "device closed");
+      // A close frame would wait behind what the device does not read: drop the connection.
+      socket.terminate();
+    }, overfullCloseMs);
+    this.#overfull.unref();
+  }
+
+  /** The socket closed. */
+  ended(): void {
+    clearTimeout(this.#overfull);
+    this.#overfull = undefined;
   }
 
   close(code: number, reason: string): void {
@@ -172,6 +213,7 @@ export function deviceSocket(
     socket.on("close", (code, reason) => {
       // Offline at once, not after the frames still waiting (they are handled all the same).
       queue.closed();
+      connection.ended();
       void queue.idle().then(() => {
         if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
       });
