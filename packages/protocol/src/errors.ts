@@ -133,6 +133,12 @@ export const errorCatalog = {
     description:
       "The device received the command but could not carry it out (for example an I2C device that does not answer). The message has the device's own words.",
   },
+  device_not_reading: {
+    status: 503,
+    message: "The device is not reading what the server sends",
+    description:
+      'More than 256 KB the server sent to the device (script messages, commands) is still waiting for the device to read it, so the message or command was refused. The device is busy or stuck; if it stays that far behind for 10 seconds the server drops the connection (the device log says "disconnected (1008: not reading: …)"). Send less often, or fix the firmware so it keeps reading its socket.',
+  },
   database_unavailable: {
     status: 503,
     message: "Database unavailable",

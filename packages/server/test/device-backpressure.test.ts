@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { pageLimits } from "@sdk/protocol";
-import { waitUntil } from "@sdk/test-helpers";
+import { deployScript, waitUntil } from "@sdk/test-helpers";
 import { startTestServer } from "./helpers/server.ts";
 import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -27,7 +27,7 @@ async function onlineDevice(t: TestContext, env: Record<string, string> = {}) {
   });
   dev.send(hello());
   await dev.inbox.type("welcome");
-  return { client, ids, dev };
+  return { client, ids, dev, url: server.url, secret: credentials.secret };
 }
 
 type Client = Awaited<ReturnType<typeof onlineDevice>>["client"];
@@ -137,4 +137,76 @@ test("a flooding device that closes goes offline without waiting for its backlog
   );
   const logs = await client.api.listDeviceLogs({ params: ids });
   assert.ok(logs.some((l) => /^disconnected \(1000: done\)$/.test(l.message)));
+});
+
+test("after a flood and a reconnect, the new connection's value is stored last", async (t) => {
+  const { client, ids, dev, url, secret } = await onlineDevice(t);
+  const count = 5_000;
+  for (let i = 0; i < count; i++) dev.send({ type: "state", entityId: "n", value: i });
+  dev.ws.close(1000, "done");
+  await dev.closed;
+
+  const again = await openSocket(t, wsUrl(url, "/v1/device"), { headers: basic(ids.deviceId, secret) });
+  again.send(hello());
+  again.send({ type: "state", entityId: "n", value: "new" });
+  await again.inbox.type("welcome");
+
+  await waitUntil(
+    async () => (await history(client, ids, "n")).includes("new"),
+    patienceMs,
+    "the new connection's value is stored",
+  );
+  const values = await history(client, ids, "n");
+  assert.deepEqual(
+    values,
+    [...Array.from({ length: count }, (_, i) => i), "new"],
+    "the old connection's backlog is stored first, then the new connection's frames",
+  );
+  const latest = (await client.api.getDeviceState({ params: ids })).find((s) => s.entityId === "n");
+  assert.equal(latest?.value, "new");
+});
+
+test("a device that stops reading gets no more than a bounded backlog: sends fail, then it is closed", async (t) => {
+  const { client, ids, dev, url, secret } = await onlineDevice(t, { DEVICE_LOG_MAX_ENTRIES: "100000" });
+  await deployScript(
+    t,
+    client,
+    ids.projectId,
+    `import { DeviceScript } from "@sdk/device";
+export default class Flood extends DeviceScript {
+  onMessage(msg) {
+    if (msg.type !== "flood") return;
+    for (let i = 0; i < 50; i++) this.env.DEVICE.send({ type: "blob", data: "x".repeat(15000) });
+  }
+}`,
+  );
+  // The script instance starts on connect: connect again now that the script is live.
+  dev.ws.close(1000, "reconnect");
+  await dev.closed;
+  const device = await openSocket(t, wsUrl(url, "/v1/device"), { headers: basic(ids.deviceId, secret) });
+  device.send(hello());
+  await device.inbox.type("welcome");
+  device.ws.pause(); // the device stops reading its socket
+
+  let refused: string | undefined;
+  await waitUntil(
+    async () => {
+      device.send({ type: "flood" });
+      refused = (await logs(client, ids)).find((l) => l.startsWith("send: the device has not read"));
+      return refused !== undefined;
+    },
+    patienceMs,
+    "a script's send is refused once the device is far enough behind",
+  );
+  t.diagnostic(refused!);
+  assert.match(refused!, /\(limit 256 KB\)$/);
+
+  await waitUntil(
+    async () => (await client.api.getDevice({ params: ids })).status === "offline",
+    patienceMs,
+    "the device that stays behind is disconnected",
+  );
+  const closedLine = (await logs(client, ids)).find((l) => l.startsWith("disconnected (1008"));
+  t.diagnostic(closedLine ?? "(no line)");
+  assert.match(closedLine ?? "", /^disconnected \(1008: not reading: \d+ KB unsent for 10s\)$/);
 });

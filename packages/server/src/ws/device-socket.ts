@@ -25,6 +25,14 @@ const frameQueueBounds: FrameQueueBounds = {
 };
 
 /**
+ * Frames from the server to a device that has not read them yet (in the server's socket buffers):
+ * above this, sends and commands fail with `device_not_reading`; still above it after
+ * `overfullCloseMs`, the connection is closed.
+ */
+const maxUnsentBytes = 256 * 1024;
+const overfullCloseMs = 10_000;
+
+/**
  * What one device connection needs from its socket: the session's transport and the frame queue's
  * handler in one object (not a closure each: idle boards are many).
  */
@@ -35,6 +43,8 @@ class Connection implements Transport, FrameQueueHandler {
   session: LinkSession | undefined;
   closeReason = "";
   closeCode: number | undefined;
+  /** Only while the device is behind on reading what the server sent. */
+  #overfull: NodeJS.Timeout | undefined;
 
   constructor(socket: WebSocket, deviceId: string, app: FastifyInstance) {
     this.socket = socket;
@@ -43,7 +53,38 @@ class Connection implements Transport, FrameQueueHandler {
   }
 
   send(text: string): void {
-    this.socket.send(text);
+    const socket = this.socket;
+    if (socket.bufferedAmount > maxUnsentBytes) {
+      this.#watchOverfull();
+      throw new AppError(
+        "device_not_reading",
+        `the device has not read ${Math.round(socket.bufferedAmount / 1024)} KB the server sent (limit ${maxUnsentBytes / 1024} KB)`,
+      );
+    }
+    socket.send(text);
+    if (socket.bufferedAmount > maxUnsentBytes) this.#watchOverfull();
+  }
+
+  /** Closes the connection if the device is still that far behind after `overfullCloseMs`. */
+  #watchOverfull(): void {
+    if (this.#overfull) return;
+    this.#overfull = setTimeout(() => {
+      this.#overfull = undefined;
+      const socket = this.socket;
+      if (socket.bufferedAmount <= maxUnsentBytes || socket.readyState !== socket.OPEN) return;
+      this.closeCode = deviceCloseCodes.policyViolation;
+      this.closeReason = `not reading: ${Math.round(socket.bufferedAmount / 1024)} KB unsent for ${overfullCloseMs / 1000}s`;
+      this.#app.log.warn({ deviceId: this.deviceId, reason: this.closeReason }, "device closed");
+      // A close frame would wait behind what the device does not read: drop the connection.
+      socket.terminate();
+    }, overfullCloseMs);
+    this.#overfull.unref();
+  }
+
+  /** The socket closed. */
+  ended(): void {
+    clearTimeout(this.#overfull);
+    this.#overfull = undefined;
   }
 
   close(code: number, reason: string): void {
@@ -102,6 +143,11 @@ export function deviceSocket(
     handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
   });
   refuseMalformedHandshakes(wss, publicUrl);
+  /**
+   * Each device's latest frame queue. A new connection handles its frames only once the previous
+   * connection's backlog has been handled, so an older value never ends up latest after a reconnect.
+   */
+  const latestQueues = new Map<string, FrameQueue>();
 
   // Device upgrades are taken before the framework sees them; every other upgrade (the watch
   // sockets) goes where it went before.
@@ -144,9 +190,16 @@ export function deviceSocket(
     const session = services.deviceLink.open(auth, connection);
     connection.session = session;
     const queue = new FrameQueue(frameQueueBounds, connection);
-    heartbeat.track(socket, () => {
-      connection.closeReason = "heartbeat timeout";
-    });
+    const previous = latestQueues.get(auth.deviceId);
+    if (previous) queue.after(previous.idle());
+    latestQueues.set(auth.deviceId, queue);
+    heartbeat.track(
+      socket,
+      (reason) => {
+        connection.closeReason = reason;
+      },
+      queue,
+    );
     socket.on("message", (data, isBinary) => {
       const bytes = (data as Buffer).length ?? 0;
       queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
@@ -160,6 +213,10 @@ export function deviceSocket(
     socket.on("close", (code, reason) => {
       // Offline at once, not after the frames still waiting (they are handled all the same).
       queue.closed();
+      connection.ended();
+      void queue.idle().then(() => {
+        if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
+      });
       session
         .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
         .catch((error: unknown) =>

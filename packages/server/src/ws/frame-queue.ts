@@ -47,6 +47,12 @@ export class FrameQueue {
   #running = false;
   #paused = false;
   #episode: { start: number; pauses: number; frames: number } | null = null;
+  /** Frames handled so far (the heartbeat tells a paused socket that makes progress from a stuck one). */
+  handled = 0;
+  /** Until this settles, nothing is handled (the device's previous connection's backlog). */
+  #after: Promise<void> | undefined;
+  /** Resolved when the queue is next empty (only while someone waits for that). */
+  #idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(bounds: FrameQueueBounds, handler: FrameQueueHandler) {
     this.#o = bounds;
@@ -60,6 +66,24 @@ export class FrameQueue {
   /** Frames waiting (not yet handled). */
   get length(): number {
     return (this.#items?.length ?? 0) - this.#head;
+  }
+
+  /** Handles nothing before `previous` settles (a rejection counts as settled). */
+  after(previous: Promise<void>): void {
+    this.#after = previous;
+  }
+
+  /** Settles once every frame pushed so far (and any pushed meanwhile) has been handled. */
+  idle(): Promise<void> {
+    if (!this.#running && this.length === 0) return Promise.resolve();
+    if (!this.#idle) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.#idle = { promise, resolve };
+    }
+    return this.#idle.promise;
   }
 
   push(bytes: number, work: () => Promise<void>): void {
@@ -85,6 +109,11 @@ export class FrameQueue {
 
   async #drain(): Promise<void> {
     this.#running = true;
+    if (this.#after) {
+      const after = this.#after;
+      this.#after = undefined;
+      await after.catch(() => {});
+    }
     while (this.#items && this.#head < this.#items.length) {
       const items = this.#items;
       const item = items[this.#head]!;
@@ -99,6 +128,7 @@ export class FrameQueue {
       } catch (error) {
         this.#handler.onError(error);
       }
+      this.handled++;
       if (this.#paused && this.length <= this.#o.lowFrames && this.#bytes <= this.#o.lowBytes) {
         this.#paused = false;
         this.#handler.resume();
@@ -108,6 +138,9 @@ export class FrameQueue {
     this.#head = 0;
     this.#running = false;
     if (!this.#paused) this.#endEpisode();
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle?.resolve();
   }
 
   #endEpisode(): void {

@@ -1,16 +1,30 @@
 import type { WebSocket } from "ws";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 
+/** Something that handles a socket's frames: a paused socket whose count grows is making progress. */
+export interface HeartbeatProgress {
+  readonly handled: number;
+}
+
 interface Tracked {
   alive: boolean;
   missed: number;
-  onDead: () => void;
+  /** Ticks in a row at which the socket was paused and its `handled` count had not grown. */
+  stalled: number;
+  handled: number;
+  onDead: (reason: string) => void;
+  progress: HeartbeatProgress | undefined;
 }
+
+/** A paused socket that makes no progress for this many intervals loses its exemption. */
+const maxStalledTicks = 2;
 
 /**
  * One timer pings every open socket each interval. A socket that misses two pongs in a row is
  * terminated (its close handler then runs as for any other close). Any frame from the peer counts
- * (and a ping from the peer) as a sign of life too.
+ * (and a ping from the peer) as a sign of life too. A socket we paused (its frames wait to be
+ * handled) cannot have its pongs read, so it counts as alive while its frames are being handled;
+ * paused for two intervals without one frame handled, it is terminated.
  */
 export class Heartbeat implements Lifecycle {
   readonly name = "heartbeat";
@@ -38,8 +52,9 @@ export class Heartbeat implements Lifecycle {
     this.#timer.unref();
   }
 
-  track(socket: WebSocket, onDead: () => void): void {
-    this.#sockets.set(socket, { alive: true, missed: 0, onDead });
+  /** `onDead` learns why before the socket is terminated. */
+  track(socket: WebSocket, onDead: (reason: string) => void, progress?: HeartbeatProgress): void {
+    this.#sockets.set(socket, { alive: true, missed: 0, stalled: 0, handled: 0, onDead, progress });
     socket.on("pong", this.#alive);
     socket.on("ping", this.#alive); // a device that pings the server is alive too
     socket.on("message", this.#alive);
@@ -48,13 +63,20 @@ export class Heartbeat implements Lifecycle {
 
   #tick(): void {
     for (const [socket, entry] of this.#sockets) {
-      // Paused by us (its frames wait to be handled): its pongs cannot be read, yet it is alive.
-      if (socket.isPaused) entry.alive = true;
+      if (socket.isPaused) {
+        const handled = entry.progress?.handled ?? 0;
+        entry.stalled = handled === entry.handled ? entry.stalled + 1 : 0;
+        entry.handled = handled;
+        if (entry.stalled > maxStalledTicks) {
+          const seconds = Math.round((maxStalledTicks * this.#intervalMs) / 1000);
+          this.#terminate(socket, entry, `paused ${seconds}s without progress`);
+          continue;
+        }
+        entry.alive = true; // its pongs cannot be read, yet its frames are being handled
+      } else entry.stalled = 0;
       entry.missed = entry.alive ? 0 : entry.missed + 1;
       if (entry.missed >= 2) {
-        this.#sockets.delete(socket);
-        entry.onDead();
-        socket.terminate();
+        this.#terminate(socket, entry, "heartbeat timeout");
         continue;
       }
       entry.alive = false;
@@ -64,6 +86,12 @@ export class Heartbeat implements Lifecycle {
         // the socket is closing; its close handler cleans up
       }
     }
+  }
+
+  #terminate(socket: WebSocket, entry: Tracked, reason: string): void {
+    this.#sockets.delete(socket);
+    entry.onDead(reason);
+    socket.terminate();
   }
 
   stop(): void {
