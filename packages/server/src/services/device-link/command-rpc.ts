@@ -52,7 +52,13 @@ export class CommandRpc {
         reject(new AppError("device_timeout", `${type}: no answer within ${timeoutMs / 1000}s`));
       }, timeoutMs);
       this.#pending.set(id, { type, resolve, reject, timer });
-      this.#send(frame);
+      try {
+        this.#send(frame);
+      } catch (error) {
+        // Not sent (the device is not reading what it was sent): nothing will answer it.
+        this.#take(id);
+        reject(error);
+      }
     });
   }
 

@@ -199,7 +199,9 @@ export class DeviceSession implements LinkSession, DeviceConnection {
    */
   settled(): Promise<void> {
     if (this.#settled) return Promise.resolve();
-    return new Promise((resolve) => (this.#settledWaiters ??= []).push(resolve));
+    this.#settledWaiters ??= [];
+    const waiters = this.#settledWaiters;
+    return new Promise((resolve) => waiters.push(resolve));
   }
 
   async #track(work: () => Promise<void>): Promise<void> {
