@@ -33,7 +33,7 @@ export function deviceLogsService(deps: {
   repos: Pick<Repositories, "deviceLogs" | "devices">;
   bus: EventBus;
   clock: Clock;
-  limits: { logMaxEntries: number; logMaxAgeDays: number };
+  limits: { logMaxEntries: number };
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, clock, limits, onError } = deps;
