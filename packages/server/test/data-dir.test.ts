@@ -4,7 +4,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { SimulatedDevice } from "@sdk/simulator";
 import {
   freePort,
   runNode,
@@ -14,6 +13,7 @@ import {
   tempDir,
   waitUntil,
 } from "@sdk/test-helpers";
+import { simulatedBoard } from "./helpers/script-project.ts";
 
 // A DATA_DIR the server cannot create or write stops it at once with one line saying why — on a
 // real read-only filesystem (a tmpfs mounted in a mount namespace of the test's own), a
@@ -129,17 +129,11 @@ test("a full disk after a crash with a device online: the boot writes wait, the 
     .api.register({ body: { email: "a@example.com", password: "correct horse battery", issueToken: true } });
   const api = first.client(auth.token!.token).api;
   const project = await api.createProject({ body: { name: "p" } });
-  const { device, credentials } = await api.createDevice({
+  const { credentials } = await api.createDevice({
     params: { projectId: project.id },
     body: { name: "d", board: "pico_w" },
   });
-  const sim = new SimulatedDevice({
-    server: new URL(first.url).host,
-    deviceId: device.id,
-    secret: credentials.secret,
-    reconnect: false,
-  });
-  t.after(() => sim.stop());
+  const sim = simulatedBoard(t, new URL(first.url).host, credentials);
   sim.start();
   await sim.waitFor("connected", 10_000);
   await first.stop("SIGKILL", 10_000); // the device stays online in the database
