@@ -1,33 +1,16 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import { SdkClient } from "@sdk/client";
+import { webhookReceiver } from "@sdk/test-helpers";
 import { sdk, startServer, tempDir } from "./helpers.ts";
 
 const password = "correct horse battery";
 
 test("sdk alerts: rules, a webhook with its secret shown once, a signed test delivery and the log", async (t) => {
-  const received: { raw: string; signature: string; timestamp: string }[] = [];
-  const receiver = http.createServer((request, response) => {
-    let raw = "";
-    request.on("data", (chunk) => {
-      raw += chunk;
-    });
-    request.on("end", () => {
-      received.push({
-        raw,
-        signature: String(request.headers["x-sdk-signature"]),
-        timestamp: String(request.headers["x-sdk-timestamp"]),
-      });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  t.after(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const { received, hookUrl, close } = await webhookReceiver(204);
+  t.after(close);
 
   const { url } = await startServer(t, { WEBHOOK_ALLOW_PRIVATE: "loopback" });
   await new SdkClient({ baseUrl: url }).api.register({ body: { email: "ops@example.com", password } });

@@ -4,32 +4,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { test } from "node:test";
-import { SdkClient } from "@sdk/client";
+import { type TestContext, test } from "node:test";
 import { SimulatedDevice } from "@sdk/simulator";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
-import { sdk, sdkBin, sdkLive, startServer, tempDir } from "./helpers.ts";
+import { sdk, sdkBin, sdkLive, signedInProject } from "./helpers.ts";
 
-const password = "correct horse battery";
-
-async function signedIn(t: Parameters<typeof startServer>[0]) {
-  const { url } = await startServer(t);
-  await new SdkClient({ baseUrl: url }).api.register({ body: { email: "maker@example.com", password } });
-  const home = tempDir(t, "sdk-devices-home-");
-  const work = tempDir(t, "sdk-devices-work-");
-  const login = await sdk(t, ["login", "--host", url, "--email", "maker@example.com", "--password-stdin"], {
-    home,
-    cwd: work,
-    input: `${password}\n`,
-  });
-  assert.equal(login.code, 0, login.stderr);
-  const token = JSON.parse(fs.readFileSync(path.join(home, ".sdk", "credentials.json"), "utf8")).hosts[url]
-    .token;
-  const client = new SdkClient({ baseUrl: url, token });
-  const project = await client.api.createProject({ body: { name: "fleet" } });
-  const run = (args: string[]) => sdk(t, [...args, "--project", project.id], { home, cwd: work });
-  return { url, home, work, client, project, run };
-}
+const signedIn = (t: TestContext) => signedInProject(t, "fleet", "sdk-devices");
 
 test("devices create --from CSV: all or nothing with the bad rows named; the credentials file is 0600 and connects", async (t) => {
   const s = await signedIn(t);
@@ -331,7 +311,7 @@ test("devices create --from: CSV errors name the file line (header = line 1); an
 });
 
 /** Devices for the command and message tests: online ones are simulated boards that stay connected. */
-async function fleet(t: Parameters<typeof startServer>[0], s: Awaited<ReturnType<typeof signedIn>>) {
+async function fleet(t: TestContext, s: Awaited<ReturnType<typeof signedIn>>) {
   const add = async (name: string, tags: string[], online: boolean) => {
     const created = await s.client.api.createDevice({
       params: { projectId: s.project.id },

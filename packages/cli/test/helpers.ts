@@ -1,6 +1,10 @@
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
+import { SdkClient } from "@sdk/client";
 import { type RunResult, runNode, spawnNode, startServerProcess, tempDir } from "@sdk/test-helpers";
 
 export { tempDir };
@@ -49,6 +53,30 @@ export async function startServer(
 ): Promise<{ url: string }> {
   const proc = await startServerProcess(t, tempDir(t, "sdk-cli-server-"), { LOG_LEVEL: "warn", ...extraEnv });
   return { url: proc.url };
+}
+
+/**
+ * A server process, a user signed in through `sdk login` (HOME `home`, working dir `work`) and one
+ * project; `run` runs `sdk` for that project.
+ */
+export async function signedInProject(t: TestContext, projectName: string, tempPrefix: string) {
+  const password = "correct horse battery";
+  const { url } = await startServer(t);
+  await new SdkClient({ baseUrl: url }).api.register({ body: { email: "maker@example.com", password } });
+  const home = tempDir(t, `${tempPrefix}-home-`);
+  const work = tempDir(t, `${tempPrefix}-work-`);
+  const login = await sdk(t, ["login", "--host", url, "--email", "maker@example.com", "--password-stdin"], {
+    home,
+    cwd: work,
+    input: `${password}\n`,
+  });
+  assert.equal(login.code, 0, login.stderr);
+  const token = JSON.parse(fs.readFileSync(path.join(home, ".sdk", "credentials.json"), "utf8")).hosts[url]
+    .token;
+  const client = new SdkClient({ baseUrl: url, token });
+  const project = await client.api.createProject({ body: { name: projectName } });
+  const run = (args: string[]) => sdk(t, [...args, "--project", project.id], { home, cwd: work });
+  return { url, home, work, client, project, run };
 }
 
 /** True when GNU sed (for `sed -i` without a suffix) is installed; else skips `t` (fails under CI). */

@@ -1,30 +1,12 @@
 // `sdk logs --tail` follows the whole project over the project watch socket: a device created
 // after it started streams too (the real CLI process against a real server process).
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { test } from "node:test";
-import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { sdk, sdkLive, startServer, tempDir } from "./helpers.ts";
-
-const password = "correct horse battery";
+import { sdkLive, signedInProject } from "./helpers.ts";
 
 test("logs --tail shows the logs of a device added after it started", async (t) => {
-  const { url } = await startServer(t);
-  await new SdkClient({ baseUrl: url }).api.register({ body: { email: "maker@example.com", password } });
-  const home = tempDir(t, "sdk-logs-home-");
-  const work = tempDir(t, "sdk-logs-work-");
-  const login = await sdk(t, ["login", "--host", url, "--email", "maker@example.com", "--password-stdin"], {
-    home,
-    cwd: work,
-    input: `${password}\n`,
-  });
-  assert.equal(login.code, 0, login.stderr);
-  const token = JSON.parse(fs.readFileSync(path.join(home, ".sdk", "credentials.json"), "utf8")).hosts[url]
-    .token;
-  const client = new SdkClient({ baseUrl: url, token });
-  const project = await client.api.createProject({ body: { name: "bench" } });
+  const { url, home, work, client, project } = await signedInProject(t, "bench", "sdk-logs");
   const old = await client.api.createDevice({
     params: { projectId: project.id },
     body: { name: "old", board: "pico_w" },

@@ -2,9 +2,8 @@
 // press "Send a test", and see the signed delivery arrive at a real receiver and in the log.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "node:test";
+import { webhookReceiver } from "@sdk/test-helpers";
 import { needBrowser, onEnd, shot, signedInPage, useDashboardBrowser, wait } from "./browser.ts";
 
 useDashboardBrowser();
@@ -12,24 +11,8 @@ useDashboardBrowser();
 test("alerts section: add a webhook, send a test, see the delivery", async (t) => {
   const b = needBrowser(t);
   if (!b) return;
-  const received: { raw: string; signature: string; timestamp: string }[] = [];
-  const receiver = http.createServer((request, response) => {
-    let raw = "";
-    request.on("data", (chunk) => {
-      raw += chunk;
-    });
-    request.on("end", () => {
-      received.push({
-        raw,
-        signature: String(request.headers["x-sdk-signature"]),
-        timestamp: String(request.headers["x-sdk-timestamp"]),
-      });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  onEnd(t, () => new Promise<void>((resolve) => receiver.close(() => resolve())));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const { received, hookUrl, close } = await webhookReceiver(200);
+  onEnd(t, close);
 
   const s = await signedInPage(t, b, { WEBHOOK_ALLOW_PRIVATE: "loopback" });
   const { page } = s;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
 import { scriptProject } from "./helpers/script-project.ts";
 import { raw } from "./helpers/server.ts";
@@ -18,6 +18,18 @@ export default class Counter extends DeviceScript {
     if (msg.type === "n") this.env.DEVICE.emitState("n", msg.n);
   }
 }`;
+
+/** A script project with `source` deployed to it. */
+async function deployedProject(
+  t: TestContext,
+  options: Parameters<typeof scriptProject>[1],
+  source: string,
+  deployOptions?: Parameters<typeof deploy>[4],
+) {
+  const s = await scriptProject(t, options);
+  await deploy(t, s.client, s.project.id, source, deployOptions);
+  return s;
+}
 
 const throttledLine =
   /^scripts throttled: they used their CPU budget of 50 ms per second \(SCRIPT_CPU_BUDGET_MS\)/;
@@ -107,13 +119,11 @@ export default class Fixed extends DeviceScript {
 });
 
 test("waitForRoom pushes back while a throttled project's messages queue in its worker, and lets go once they drain", async (t) => {
-  const s = await scriptProject(t, {
-    env: { SCRIPT_CPU_BUDGET_MS: "10", SCRIPT_TIMEOUT_MS: "50", SCRIPT_WORKERS: "1" },
-  });
-  await deploy(
+  const s = await deployedProject(
     t,
-    s.client,
-    s.project.id,
+    {
+      env: { SCRIPT_CPU_BUDGET_MS: "10", SCRIPT_TIMEOUT_MS: "50", SCRIPT_WORKERS: "1" },
+    },
     `import { DeviceScript } from "@sdk/device";
 export default class Queue extends DeviceScript {
   n = 0;
@@ -160,11 +170,9 @@ export default class Queue extends DeviceScript {
 
 test("a script's output flood is bounded: the excess is dropped and counted, repeated lines are collapsed", async (t) => {
   // A deadline far beyond what 5,000 console.log calls take even on a very busy machine.
-  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "30000" } });
-  await deploy(
+  const s = await deployedProject(
     t,
-    s.client,
-    s.project.id,
+    { env: { SCRIPT_TIMEOUT_MS: "30000" } },
     `import { DeviceScript } from "@sdk/device";
 export default class Flood extends DeviceScript {
   async onMessage(msg) {
@@ -229,11 +237,9 @@ export default class Spins extends DeviceScript {
 });
 
 test("a script's commands to one device are capped: past 64 waiting, more are refused with too_many_commands", async (t) => {
-  const s = await scriptProject(t);
-  await deploy(
+  const s = await deployedProject(
     t,
-    s.client,
-    s.project.id,
+    {},
     `import { DeviceScript } from "@sdk/device";
 export default class Burst extends DeviceScript {
   async onMessage(msg) {
@@ -260,11 +266,9 @@ export default class Burst extends DeviceScript {
 });
 
 test("output made while a sandbox is disposed is still stored: the last device's onDeviceDisconnect line", async (t) => {
-  const s = await scriptProject(t);
-  await deploy(
+  const s = await deployedProject(
     t,
-    s.client,
-    s.project.id,
+    {},
     `import { DeviceScript } from "@sdk/device";
 export default class Bye extends DeviceScript {
   onDeviceDisconnect() {
@@ -332,8 +336,7 @@ test("a crashed worker thread restarts every project on it, uncounted: another p
 });
 
 test("device messages that arrive while a redeploy goes live are held for the new version, none lost", async (t) => {
-  const s = await scriptProject(t, { env: { STATE_HISTORY_MAX_ENTRIES: "100000" } });
-  await deploy(t, s.client, s.project.id, counter);
+  const s = await deployedProject(t, { env: { STATE_HISTORY_MAX_ENTRIES: "100000" } }, counter);
   const { sim, ids } = await s.runningDevice();
   const watch = await openSocket(
     t,
@@ -370,11 +373,9 @@ test("device messages that arrive while a redeploy goes live are held for the ne
 });
 
 test("a timer-driven output flood is dropped past 1,000 items a second per device, counted in the device log", async (t) => {
-  const s = await scriptProject(t, { env: { SCRIPT_TIMEOUT_MS: "30000" } });
-  await deploy(
+  const s = await deployedProject(
     t,
-    s.client,
-    s.project.id,
+    { env: { SCRIPT_TIMEOUT_MS: "30000" } },
     `import { DeviceScript } from "@sdk/device";
 export default class TimerFlood extends DeviceScript {
   n = 0;

@@ -14,3 +14,4 @@ export {
 export { tempDir } from "./temp.ts";
 export { fakeConfigSector, fakeReleaseUf2 } from "./uf2-fixture.ts";
 export { waitUntil, within } from "./wait.ts";
+export { webhookReceiver } from "./webhook-receiver.ts";

@@ -9,6 +9,15 @@ export type DeliveryRow = Selectable<AlertDeliveriesTable>;
 
 const countOf = async (query: Promise<{ n: unknown }>) => Number((await query).n);
 
+const countInProject = (db: Kysely<DB>, table: "alertRules" | "alertWebhooks", projectId: string) =>
+  countOf(
+    db
+      .selectFrom(table)
+      .where("projectId", "=", projectId)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow(),
+  );
+
 /** Rules, webhooks, the delivery queue/log and open episodes. Reads for users filter by the viewer. */
 export function alertsRepository(db: Kysely<DB>) {
   return {
@@ -24,14 +33,7 @@ export function alertsRepository(db: Kysely<DB>) {
     /** For the monitor: every rule of a project. */
     rulesOf: (projectId: string) =>
       db.selectFrom("alertRules").selectAll().where("projectId", "=", projectId).execute(),
-    countRules: (projectId: string) =>
-      countOf(
-        db
-          .selectFrom("alertRules")
-          .where("projectId", "=", projectId)
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow(),
-      ),
+    countRules: (projectId: string) => countInProject(db, "alertRules", projectId),
     insertRule: async (row: AlertRuleRow) => {
       await db.insertInto("alertRules").values(row).execute();
     },
@@ -90,14 +92,7 @@ export function alertsRepository(db: Kysely<DB>) {
       db.selectFrom("alertWebhooks").selectAll().where("id", "=", id).executeTakeFirst(),
     webhooksOf: (projectId: string) =>
       db.selectFrom("alertWebhooks").selectAll().where("projectId", "=", projectId).execute(),
-    countWebhooks: (projectId: string) =>
-      countOf(
-        db
-          .selectFrom("alertWebhooks")
-          .where("projectId", "=", projectId)
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow(),
-      ),
+    countWebhooks: (projectId: string) => countInProject(db, "alertWebhooks", projectId),
     insertWebhook: async (row: WebhookRow) => {
       await db.insertInto("alertWebhooks").values(row).execute();
     },
