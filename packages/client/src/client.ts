@@ -20,7 +20,11 @@ type PathParams<P extends string> = P extends `${string}:${infer Param}/${infer 
 export type CallInput<N extends EndpointName> = ([PathParams<Endpoints[N]["path"]>] extends [never]
   ? { params?: undefined }
   : { params: Record<PathParams<Endpoints[N]["path"]>, string> }) &
-  (EndpointBody<N> extends undefined ? { body?: undefined } : { body: EndpointBody<N> }) & {
+  (EndpointBody<N> extends undefined
+    ? { body?: undefined }
+    : undefined extends EndpointBody<N>
+      ? { body?: EndpointBody<N> }
+      : { body: EndpointBody<N> }) & {
     query?: Record<string, string | number | undefined>;
   };
 

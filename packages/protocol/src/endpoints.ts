@@ -4,6 +4,7 @@ import { successEnvelope } from "./envelope.ts";
 import { deploymentLimits, StoredEntityConfigSchema } from "./manifest.ts";
 import { PinState } from "./pins.ts";
 import {
+  ActivateDeploymentBody,
   AuthResult,
   ChangePasswordBody,
   ChangeRoleBody,
@@ -387,7 +388,22 @@ export const endpoints = {
   activateDeployment: endpoint({
     method: "POST",
     path: "/v1/projects/:projectId/deployments/:deploymentId/activate",
-    summary: "Make an earlier deployment live again (rollback)",
+    summary: "Make an earlier deployment live again (rollback), at once or as a canary",
+    access: "user",
+    body: ActivateDeploymentBody,
+    result: Deployment,
+  }),
+  promoteDeployment: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/deployments/:deploymentId/promote",
+    summary: "End a canary now and make it live on every device",
+    access: "user",
+    result: Deployment,
+  }),
+  rollBackDeployment: endpoint({
+    method: "POST",
+    path: "/v1/projects/:projectId/deployments/:deploymentId/roll-back",
+    summary: "End a canary now and put its devices back on the stable version",
     access: "user",
     result: Deployment,
   }),

@@ -193,6 +193,18 @@ export const errorCatalog = {
     description:
       "A message for a device's script was refused because the project's scripts are behind: 500 device messages wait for them, or 256 of their outputs wait to be stored. Devices are slowed down the same way (the server stops reading their sockets for a while). Retry after a short wait.",
   },
+  no_canary_devices: {
+    status: 409,
+    message: "No device to run the canary on",
+    description:
+      "A canary deploy names devices by tag or as a share of the connected devices, and none of them is connected now. Connect a device with the tag (or any device, for a percentage), or deploy without `--canary`.",
+  },
+  rollout_in_progress: {
+    status: 409,
+    message: "A canary is already running",
+    description:
+      "The project already has a canary in its window. Wait for its decision, or end it first (`POST …/deployments/:id/promote` or `…/roll-back`, the buttons on the dashboard), then deploy again.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -3,6 +3,7 @@ import { Board, Email, EnvVarValue, Password, Role } from "./fields.ts";
 import { customTypePattern } from "./hardware.ts";
 import { DeploymentManifest, deploymentLimits } from "./manifest.ts";
 import { CreatedApiToken, Device, DeviceCredentials, User } from "./resources.ts";
+import { RolloutOptions } from "./rollouts.ts";
 import { Name, utf8 } from "./schema-parts.ts";
 
 // What the REST API accepts (request bodies) and the small results of its actions.
@@ -53,7 +54,11 @@ export const CreateDeploymentBody = z.object({
     .refine((m) => utf8.encode(m).length <= deploymentLimits.sourceMapMaxBytes, "must be at most 6 MB")
     .optional(),
   manifest: DeploymentManifest,
+  rollout: RolloutOptions.optional().describe("A canary, its window, or no automatic rollback."),
 });
+
+/** Making an earlier deployment live again, at once or as a canary. */
+export const ActivateDeploymentBody = RolloutOptions.optional();
 
 export const SendMessageBody = z
   .object({ type: z.string().regex(customTypePattern, "must be lower_snake_case") })

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Board, ConnectionState, LogLevel, LogSource, Role } from "./fields.ts";
 import { StoredDeploymentManifest } from "./manifest.ts";
+import { Rollout } from "./rollouts.ts";
 import { Timestamp } from "./schema-parts.ts";
 
 // What the REST API returns: accounts, projects, devices and what belongs to them.
@@ -98,7 +99,11 @@ export const StateValue = z.object({ entityId: z.string(), value: z.unknown(), u
 export type StateValue = z.infer<typeof StateValue>;
 export const StateHistoryEntry = z.object({ id: z.string(), value: z.unknown(), at: Timestamp });
 
-export const DeploymentStatus = z.enum(["pending", "active", "inactive", "failed"]);
+/**
+ * `canary`: running on its canary devices while the stable version runs on the others;
+ * `rolled_back`: its rollout was rolled back (by itself or by a user), with the reason in `error`.
+ */
+export const DeploymentStatus = z.enum(["pending", "active", "inactive", "failed", "canary", "rolled_back"]);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 
 export const Deployment = z.object({
@@ -112,6 +117,8 @@ export const Deployment = z.object({
   createdBy: z.string().nullable(),
   createdAt: Timestamp,
   activatedAt: Timestamp.nullable(),
+  /** Its staged rollout (canary) or first-minute watch, when it had one. */
+  rollout: Rollout.nullable(),
 });
 export type Deployment = z.infer<typeof Deployment>;
 

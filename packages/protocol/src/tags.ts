@@ -2,22 +2,11 @@ import { z } from "zod";
 import { Board } from "./fields.ts";
 import { CreatedDevice, SendCommandBody, SendMessageBody } from "./requests.ts";
 import { Name } from "./schema-parts.ts";
+import { Tag, tagLimits } from "./tag.ts";
+
+export { Tag, tagLimits, tagPattern } from "./tag.ts";
 
 // Device tags (groups of devices) and the actions that reach every device with a tag.
-
-/**
- * A tag: 1–32 characters, lowercase letters, digits, `-` and `_`, starting with a letter or digit
- * (`kitchen`, `floor-2`, `batch_2026`). A device has at most 16.
- */
-export const tagPattern = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-export const tagLimits = { maxLength: 32, perDevice: 16 } as const;
-
-export const Tag = z
-  .string()
-  .regex(
-    tagPattern,
-    "must be 1–32 lowercase letters, digits, - or _, starting with a letter or digit (e.g. kitchen, floor-2)",
-  );
 
 /** A list of tags: duplicates collapse, sorted. */
 const TagList = (min: number) =>

@@ -21,6 +21,13 @@ export const DeviceWatchQuery = z.object({
     .optional()
     .transform((v) => v === "true")
     .describe("true: also send `pins` events (the board's pins after every change)."),
+  record: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((v) => v === "true")
+    .describe(
+      "true: also send what a recording needs (`sdk record`): `message` events (every message the device sent its script), `command` events (every command sent to the device, with its answer) and `send` events (messages the script sent the device).",
+    ),
 });
 
 /** Sub-protocol a browser uses to send an API token: `new WebSocket(url, ["sdk.v1", "bearer." + token])`. */
@@ -50,6 +57,35 @@ export const StateEvent = z.object({
 });
 /** The board's pins changed (a command the server sent, or a gpio_change): every known pin. */
 export const PinsEvent = z.object({ type: z.literal("pins"), ...base, pins: z.array(PinState) });
+/** `?record=true`: a message the device sent for its script (`onMessage`). */
+export const MessageEvent = z.object({
+  type: z.literal("message"),
+  ...base,
+  message: z.object({ type: z.string() }).catchall(z.unknown()),
+});
+/** The outcome of a command, as a recording keeps it. */
+export const CommandOutcomeRecord = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
+]);
+export type CommandOutcomeRecord = z.infer<typeof CommandOutcomeRecord>;
+/** `?record=true`: a command sent to the device (by its script, REST or MCP) and its answer; `source` says who sent it. */
+export const CommandEvent = z.object({
+  type: z.literal("command"),
+  ...base,
+  source: z.enum(["script", "api"]),
+  command: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  result: CommandOutcomeRecord,
+  /** From sending the command to its answer. */
+  ms: z.number(),
+});
+/** `?record=true`: a message the script sent the device (`this.env.DEVICE.send`). */
+export const SendEvent = z.object({
+  type: z.literal("send"),
+  ...base,
+  message: z.record(z.string(), z.unknown()),
+});
 /** Sent when the watcher read too slowly and `dropped` events were skipped. */
 export const LaggedEvent = z.object({ type: z.literal("lagged"), ...base, dropped: z.number().int().min(1) });
 
@@ -60,6 +96,9 @@ export const WatchEvent = z.discriminatedUnion("type", [
   StateEvent,
   PinsEvent,
   LaggedEvent,
+  MessageEvent,
+  CommandEvent,
+  SendEvent,
 ]);
 export type WatchEvent = z.infer<typeof WatchEvent>;
 export type WatchEventType = WatchEvent["type"];

@@ -58,6 +58,7 @@ const view = (row: DeploymentRow): Deployment => ({
   createdBy: row.createdBy,
   createdAt: iso(row.createdAt),
   activatedAt: row.activatedAt === null ? null : iso(row.activatedAt),
+  rollout: null,
 });
 
 /** Uploading a built script, checking that it loads, making it live, and rolling back. */

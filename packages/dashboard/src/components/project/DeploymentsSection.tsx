@@ -15,6 +15,8 @@ const statusWords: Record<DeploymentStatus, string> = {
   inactive: "Previous",
   failed: "Failed",
   pending: "Loading",
+  canary: "Canary",
+  rolled_back: "Rolled back",
 };
 
 /** Made live again later (a rollback), not right when it was uploaded. */
