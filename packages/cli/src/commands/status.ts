@@ -1,6 +1,7 @@
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { localTime } from "../output.ts";
+import { progressLine, rolledBackReason } from "../rollout-lines.ts";
 
 export const status: Command = {
   name: "status",
@@ -24,6 +25,10 @@ export const status: Command = {
         `Deployment: v${active.version} ${g.out.green("active")} since ${localTime(active.activatedAt)}`,
       );
     } else g.out.line(`Deployment: ${g.out.yellow("none live")} — deploy with: sdk deploy`);
+    if (latest?.status === "canary" && latest.rollout)
+      g.out.line(g.out.cyan(progressLine(latest, latest.rollout, Date.now())));
+    if (latest?.status === "rolled_back")
+      g.out.line(`${g.out.red(`v${latest.version} rolled back`)}: ${rolledBackReason(latest)}`);
     if (latest && latest.status === "failed") {
       g.out.line(
         `${g.out.red(`v${latest.version} failed`)} at ${localTime(latest.createdAt)}: ${latest.error?.split("\n")[0]}`,
