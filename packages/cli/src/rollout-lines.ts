@@ -87,7 +87,11 @@ export function progressLine(deployment: Deployment, rollout: Rollout, now: numb
   return `Canary v${deployment.version}: ${healthText(rollout.health.canary)} · stable: ${healthText(rollout.health.stable)} · ${when}`;
 }
 
-/** The reason a deployment was rolled back: the rollout's sentence, else the deployment's error. */
+/**
+ * Why a deployment was rolled back: the rollout's sentence, else the deployment's error, without a
+ * leading "rolled back:" (the line that shows it says so already).
+ */
 export function rolledBackReason(deployment: Deployment): string {
-  return deployment.rollout?.reason ?? deployment.error ?? "(no reason given)";
+  const reason = deployment.rollout?.reason ?? deployment.error ?? "(no reason given)";
+  return reason.replace(/^rolled back:\s*/i, "");
 }
