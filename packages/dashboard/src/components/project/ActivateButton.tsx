@@ -51,7 +51,7 @@ export function ActivateButton({
   const [percent, setPercent] = useState("25");
   const [windowText, setWindowText] = useState("");
   const radio = (value: Mode, text: string) => (
-    <label className="field-inline">
+    <label className="radio-option">
       <input
         type="radio"
         name={`${id}-mode`}
@@ -69,39 +69,41 @@ export function ActivateButton({
       title={`Make v${version} live again?`}
       confirmLabel={mode === "now" ? label : `Start canary of v${version}`}
       onConfirm={async () => {
-        const body = rolloutOf(mode, tag, percent, windowText);
-        await api.activateDeployment({ params: { projectId, deploymentId }, ...(body ? { body } : {}) });
+        // An empty object: at once, as before canaries.
+        const body = rolloutOf(mode, tag, percent, windowText) ?? {};
+        await api.activateDeployment({ params: { projectId, deploymentId }, body });
         onActivated();
       }}
     >
       <fieldset className="activate-options">
         <legend>How</legend>
         {radio("now", "At once on every device")}
-        <div className="inline-fields">
-          {radio("tag", "As a canary on the devices tagged")}
+        {radio("tag", "As a canary on the devices tagged")}
+        {mode === "tag" && (
           <input
+            className="radio-detail"
             aria-label="Canary tag"
             value={tag}
             placeholder="kitchen"
-            disabled={mode !== "tag"}
             onChange={(e) => setTag(e.target.value)}
           />
-        </div>
-        <div className="inline-fields">
-          {radio("percent", "As a canary on a share of the connected devices")}
-          <input
-            aria-label="Canary share (%)"
-            type="number"
-            min={1}
-            max={99}
-            value={percent}
-            disabled={mode !== "percent"}
-            onChange={(e) => setPercent(e.target.value)}
-          />
-          %
-        </div>
+        )}
+        {radio("percent", "As a canary on a share of the connected devices")}
+        {mode === "percent" && (
+          <label className="radio-detail field-inline">
+            <input
+              aria-label="Canary share (%)"
+              type="number"
+              min={1}
+              max={99}
+              value={percent}
+              onChange={(e) => setPercent(e.target.value)}
+            />
+            %
+          </label>
+        )}
         {mode !== "now" && (
-          <label className="field">
+          <label className="field radio-detail">
             Window (seconds)
             <input
               type="number"
