@@ -113,6 +113,7 @@ export class ProjectSandbox {
         this.#stackOverflowReported ??= collapseRepeats(this.#mapper.mapStack(stack));
       },
       mapStack: (stack) => this.#mapper.mapStack(stack),
+      entry: () => this.#entry,
     });
     installGuestHost(module.ctx, functions, options.docsBaseUrl ?? "");
   }
@@ -253,6 +254,7 @@ export class ProjectSandbox {
     const outer = this.#entry;
     this.#entry = name;
     this.#entriesRun++;
+    this.#host.entered?.(deviceId, name);
     const error = this.#deadline.run(this.#limits.timeoutMs, (): GuestError | null => {
       try {
         const result = entries.call(name, args);
@@ -299,7 +301,7 @@ export class ProjectSandbox {
         "error",
         timedOut ? scriptTimeoutMessage : this.#describe(error!, "the script failed"),
       );
-      this.#host.failed?.(target, timedOut ? "timeout" : "error");
+      this.#host.failed?.(target, timedOut ? "timeout" : "error", name);
     }
     if (timedOut && !this.#drainLeftoverJobs()) {
       this.#stop("a chain of promise jobs kept running past the deadline");

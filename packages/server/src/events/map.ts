@@ -51,6 +51,13 @@ export interface ServerEvents {
   "deployment.activated": ByActor & { projectId: string; deploymentId: string; version: number };
   /** The deployment's bundle did not load; the previous version keeps running. */
   "deployment.failed": ByActor & { projectId: string; deploymentId: string };
+  /** A canary (or a plain deploy that crash-looped) was rolled back; `reason` says why, with the figures. */
+  "deployment.rolled_back": ByActor & {
+    projectId: string;
+    deploymentId: string;
+    version: number;
+    reason: string;
+  };
 
   // ── firmware releases ────────────────────────────────────────────────────────────────────────
   /** An admin stored their own build as a release (bundled releases imported at boot are not events). */

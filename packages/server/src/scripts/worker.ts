@@ -17,6 +17,7 @@ const post = (message: FromWorker) => {
   outbox.push(message);
 };
 function flush() {
+  entered.clear();
   const batch = outbox;
   outbox = [];
   if (batch.length > 0) port.postMessage(batch);
@@ -118,8 +119,23 @@ function hostFor(id: number, maxOutput: number, entry: () => ProjectSandbox | un
     log: (deviceId, level, message) => {
       if (admit(deviceId)) post({ t: "log", id, deviceId, level, message });
     },
-    failed: (deviceId, kind) => post({ t: "failed", id, deviceId, kind }),
+    failed: (deviceId, kind, name) => post({ t: "failed", id, deviceId, kind, entry: name }),
+    entered: (_deviceId, name) => countEntry(id, name),
   };
+}
+
+/** Entries per sandbox in this turn: one `entered` item per sandbox and batch, counted up until it leaves. */
+const entered = new Map<number, Extract<FromWorker, { t: "entered" }>>();
+function countEntry(id: number, name: string) {
+  if (name !== "create" && name !== "message" && name !== "fire" && name !== "settle") return;
+  let e = entered.get(id);
+  if (!e) {
+    e = { t: "entered", id, calls: 0, connects: 0 };
+    entered.set(id, e);
+    post(e);
+  }
+  e.calls++;
+  if (name === "create") e.connects++;
 }
 
 async function load(op: Extract<ToWorker, { t: "load" }>) {

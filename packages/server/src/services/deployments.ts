@@ -5,6 +5,7 @@ import {
   type DeploymentSource,
   type EntityConfig,
   idPrefixes,
+  type RolloutOptions,
   StoredDeploymentManifest,
 } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
@@ -18,7 +19,8 @@ import type { ProjectFiles } from "../storage/project-files.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { DeployThrottle, deployFailuresAllowed } from "./deploy-throttle.ts";
 import { projectNotFound } from "./projects.ts";
-import type { ScriptHostService } from "./script-host.ts";
+import type { RolloutsService } from "./rollouts.ts";
+import { CrashLoopError, type ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
 
 /** What the build adds to every script (the library, its generated entry): not the user's code. */
@@ -47,7 +49,7 @@ function sourcesOf(sourceMap: string | undefined): DeploymentSource {
 
 const fileSafe = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "script";
 
-const view = (row: DeploymentRow): Deployment => ({
+const viewWith = (row: DeploymentRow, rollout: Deployment["rollout"]): Deployment => ({
   id: row.id,
   projectId: row.projectId,
   version: row.version,
@@ -58,7 +60,7 @@ const view = (row: DeploymentRow): Deployment => ({
   createdBy: row.createdBy,
   createdAt: iso(row.createdAt),
   activatedAt: row.activatedAt === null ? null : iso(row.activatedAt),
-  rollout: null,
+  rollout,
 });
 
 /** Uploading a built script, checking that it loads, making it live, and rolling back. */
@@ -66,13 +68,15 @@ export function deploymentsService(deps: {
   repos: Pick<Repositories, "projects" | "deployments">;
   files: ProjectFiles;
   scripts: ScriptHostService;
+  rollouts: RolloutsService;
   bus: EventBus;
   clock: Clock;
   /** How many deployments each project keeps (the live one is always kept). */
   kept: number;
   onError: (error: unknown) => void;
 }) {
-  const { repos, files, scripts, bus, clock, kept, onError } = deps;
+  const { repos, files, scripts, rollouts, bus, clock, kept, onError } = deps;
+  const view = (row: DeploymentRow) => viewWith(row, rollouts.view(row));
   const throttle = new DeployThrottle(clock);
   bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId));
 
@@ -85,14 +89,31 @@ export function deploymentsService(deps: {
    * script that does not load or stops itself while starting leaves it `failed` with the reason; any
    * other error fails a new (pending) deployment too, so none is left pending, and is rethrown.
    */
-  async function goLive(principal: Principal, projectId: string, row: DeploymentRow): Promise<DeploymentRow> {
+  async function goLive(
+    principal: Principal,
+    projectId: string,
+    row: DeploymentRow,
+    watch?: { rollback: boolean },
+  ): Promise<DeploymentRow> {
     let activatedAt = 0;
+    const previousId = (await repos.deployments.active(projectId))?.id ?? null;
+    const check = watch && rollouts.beginWatch(projectId, row.id, watch.rollback);
     try {
-      await scripts.activate(projectId, row.id, async () => {
-        activatedAt = clock.now();
-        await repos.deployments.activate(projectId, row.id, activatedAt);
-      });
+      await scripts.activate(
+        projectId,
+        row.id,
+        async () => {
+          activatedAt = clock.now();
+          await repos.deployments.activate(projectId, row.id, activatedAt);
+        },
+        check,
+      );
     } catch (error) {
+      if (watch) rollouts.cancelWatch(projectId);
+      if (error instanceof CrashLoopError) {
+        await rollouts.rejectedAtTrial(principal.user.id, row, previousId, error.message);
+        return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
+      }
       const scriptError = error instanceof ScriptLoadError;
       if (!scriptError && row.status !== "pending") throw error;
       const reason = scriptError
@@ -109,6 +130,10 @@ export function deploymentsService(deps: {
       deploymentId: row.id,
       version: row.version,
     });
+    if (watch) {
+      await rollouts.watchLive(principal.user.id, { ...row, status: "active" }, previousId, watch.rollback);
+      return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
+    }
     return { ...row, status: "active", error: null, activatedAt };
   }
 
@@ -183,9 +208,12 @@ export function deploymentsService(deps: {
     async create(
       principal: Principal,
       projectId: string,
-      input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest },
+      input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest; rollout?: RolloutOptions },
     ): Promise<Deployment> {
       await visibleProject(principal, projectId);
+      const options = input.rollout ?? {};
+      rollouts.refuseDuringCanary(projectId);
+      const members = options.canary && (await rollouts.members(principal, projectId, options.canary));
       refuseWhileThrottled(projectId);
       throttle.started(projectId); // no await since the check: parallel deploys count
       try {
@@ -218,7 +246,16 @@ export function deploymentsService(deps: {
         });
         let result: DeploymentRow;
         try {
-          result = await goLive(principal, projectId, row);
+          result =
+            options.canary && members
+              ? await rollouts.startCanary(
+                  principal,
+                  projectId,
+                  row,
+                  { ...options, canary: options.canary },
+                  members,
+                )
+              : await goLive(principal, projectId, row, { rollback: options.rollback ?? true });
         } finally {
           await prune(projectId).catch(onError);
         }
@@ -230,17 +267,48 @@ export function deploymentsService(deps: {
       }
     },
 
-    /** Rollback: makes an earlier (not failed) deployment live again. */
-    async activate(principal: Principal, projectId: string, deploymentId: string): Promise<Deployment> {
+    /** Rollback: makes an earlier (not failed) deployment live again, at once or as a canary. */
+    async activate(
+      principal: Principal,
+      projectId: string,
+      deploymentId: string,
+      options: RolloutOptions = {},
+    ): Promise<Deployment> {
       const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
       if (!row) throw new AppError("not_found", "No such deployment");
       if (row.status === "failed")
         throw new AppError("conflict", `Deployment ${row.version} failed to load; it cannot go live`);
-      if (row.status === "active") return view(row);
+      if (row.status === "active" || row.status === "canary") return view(row);
+      rollouts.refuseDuringCanary(projectId);
+      if (options.canary) {
+        const members = await rollouts.members(principal, projectId, options.canary);
+        const started = await rollouts.startCanary(
+          principal,
+          projectId,
+          row,
+          { ...options, canary: options.canary },
+          members,
+        );
+        if (started.status === "failed")
+          throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${started.error}`);
+        return view(started);
+      }
       const result = await goLive(principal, projectId, row);
       if (result.status === "failed")
         throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${result.error}`);
       return view(result);
+    },
+
+    /** Ends a canary in its window now: it goes live on every device. 409 unless it is one. */
+    async promote(principal: Principal, projectId: string, deploymentId: string): Promise<Deployment> {
+      await rollouts.decideByHand(principal, projectId, deploymentId, true);
+      return this.get(principal, projectId, deploymentId);
+    },
+
+    /** Ends a canary in its window now: its devices go back to the stable version. 409 unless it is one. */
+    async rollBack(principal: Principal, projectId: string, deploymentId: string): Promise<Deployment> {
+      await rollouts.decideByHand(principal, projectId, deploymentId, false);
+      return this.get(principal, projectId, deploymentId);
     },
 
     /** The Home Assistant entities of the live deployment. */

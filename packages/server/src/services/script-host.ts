@@ -11,6 +11,8 @@ import type { DeviceLinkService } from "./device-link.ts";
 import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
 import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
+import { canaryOperations, deviceSide, isMember, sandboxOf } from "./script-canary.ts";
+import { countFailure, type HealthWatch, type RolloutHooks, sideOf } from "./script-health.ts";
 
 /** A project's running scripts: its sandbox and the deployment it runs. */
 interface Running {
@@ -18,9 +20,20 @@ interface Running {
   sandbox: RemoteSandbox;
 }
 
+/** A canary in its window: its sandbox runs for the member devices only (the others stay on `running`). */
+interface Canary extends Running {
+  members: Set<string>;
+}
+
+/** A plain deploy whose first-minute trial found every onDeviceConnect throwing: it is not made live. */
+export class CrashLoopError extends Error {}
+
 /** What the host keeps per project. Starts, restarts and activations of a project run one at a time. */
 interface ProjectScripts {
   running?: Running;
+  canary?: Canary;
+  /** Health counts while a rollout watches the project. */
+  health?: HealthWatch;
   restarts: number[];
   queue: Promise<unknown>;
   /** When the project was last told it is throttled. */
@@ -86,6 +99,7 @@ export function scriptHostService(deps: {
   let unsubscribe: Unsubscribe[] = [];
   const pool = scriptPool({ workers: limits.workers, maxOutputInFlight, queueHighWater, queueLowWater });
   const repeats = new LogCollapser({ windowMs: 10_000, keep: 3 });
+  let hooks: RolloutHooks | undefined;
 
   /** Writes a script log line; a line repeated more than 3 times in 10 s is counted instead (said once at the end). */
   const writeLog = (device: DeviceRef, level: LogLevel, message: string): Promise<unknown> | undefined => {
@@ -140,7 +154,7 @@ export function scriptHostService(deps: {
     p.held = undefined;
     let lost = held.lost;
     for (const { deviceId, message } of held.messages)
-      if (!p.running?.sandbox.deliver(deviceId, message)) lost++;
+      if (!sandboxOf(p, deviceId)?.deliver(deviceId, message)) lost++;
     for (const resolve of held.waiters) resolve();
     // No script runs afterwards (none deployed, or stopped, which its log says): like any message then, not told.
     if (lost > 0 && !stopped && p.running)
@@ -160,13 +174,25 @@ export function scriptHostService(deps: {
     });
   }
 
-  const hostFor = (projectId: string, sandbox: () => RemoteSandbox | undefined): RemoteHost => ({
-    command: (deviceId, type, args) =>
-      link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
+  const hostFor = (
+    projectId: string,
+    deploymentId: string,
+    sandbox: () => RemoteSandbox | undefined,
+  ): RemoteHost => ({
+    command: (deviceId, type, args) => {
+      const side = sideOf(projects.get(projectId)?.health, deploymentId);
+      if (side) side.commands++;
+      return link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
+        const counted = sideOf(projects.get(projectId)?.health, deploymentId);
+        if (counted) {
+          counted.commandErrors++;
+          hooks?.changed(projectId);
+        }
         throw error instanceof AppError
           ? { code: error.code, message: error.message }
           : { code: "device_error", message: String(error) };
-      }),
+      });
+    },
     emitState: (deviceId, entityId, value) =>
       state.record({ projectId, deviceId }, entityId, value).catch((error: unknown) => {
         if (error instanceof AppError) log({ projectId, deviceId }, "error", `emitState: ${error.message}`);
@@ -180,10 +206,21 @@ export function scriptHostService(deps: {
       }
     },
     log: (deviceId, level, message) => writeLog({ projectId, deviceId }, level, message),
-    failed: (deviceId, kind) => {
+    failed: (deviceId, kind, entry) => {
       // An entry that ran to its deadline held up its worker that long: the next load is isolated.
       if (kind === "timeout") pool.markOverBudget(projectId);
       void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+      const side = sideOf(projects.get(projectId)?.health, deploymentId);
+      if (side) {
+        countFailure(side, kind, entry);
+        hooks?.changed(projectId);
+      }
+    },
+    entered: (calls, connects) => {
+      const side = sideOf(projects.get(projectId)?.health, deploymentId);
+      if (!side) return;
+      side.calls += calls;
+      side.connects += connects;
     },
     dropped: (_deviceId, n) => droppedOutput(projectId, n),
     lost: (n) =>
@@ -264,20 +301,27 @@ export function scriptHostService(deps: {
         },
         docsBaseUrl: deps.docsBaseUrl(),
       },
-      hostFor(projectId, () => loaded),
+      hostFor(projectId, deploymentId, () => loaded),
     );
     return loaded;
   }
 
+  /** Attaches the project's connected devices, a canary's members excepted, to a (stable) sandbox. */
   function attachAll(projectId: string, sandbox: RemoteSandbox) {
-    for (const [deviceId, board] of connected.get(projectId) ?? []) sandbox.attach(deviceId, board);
+    const p = projects.get(projectId);
+    for (const [deviceId, board] of connected.get(projectId) ?? [])
+      if (!isMember(p, deviceId)) sandbox.attach(deviceId, board);
   }
+
+  /** Connected devices that run the stable deployment (not a canary's members). */
+  const stableConnected = (projectId: string, p: ProjectScripts): boolean =>
+    [...(connected.get(projectId)?.keys() ?? [])].some((deviceId) => !isMember(p, deviceId));
 
   /** Starts the live deployment for the connected devices (inside `serial`). */
   async function start(projectId: string, p: ProjectScripts): Promise<void> {
-    if (p.running || stopped || !connected.get(projectId)?.size) return;
+    if (p.running || stopped || !stableConnected(projectId, p)) return;
     const deployment = await repos.deployments.active(projectId);
-    if (!deployment || stopped || !connected.get(projectId)?.size) return;
+    if (!deployment || stopped || !stableConnected(projectId, p)) return;
     let sandbox: RemoteSandbox;
     try {
       sandbox = await load(projectId, deployment.id);
@@ -288,7 +332,7 @@ export function scriptHostService(deps: {
       if (!(error instanceof ScriptLoadError)) onError(error);
       return;
     }
-    if (stopped || !connected.get(projectId)?.size) return sandbox.dispose();
+    if (stopped || !stableConnected(projectId, p)) return sandbox.dispose();
     p.running = { deploymentId: deployment.id, sandbox };
     attachAll(projectId, sandbox);
   }
@@ -300,6 +344,11 @@ export function scriptHostService(deps: {
    */
   function faulted(projectId: string, sandbox: RemoteSandbox, reason: string, kind: "script" | "crash") {
     const p = projects.get(projectId);
+    if (p?.canary?.sandbox === sandbox) {
+      // A canary that stops itself is never restarted: it is rolled back.
+      hooks?.canaryFaulted(projectId, p.canary.deploymentId, reason.split("\n")[0]!);
+      return;
+    }
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
     if (kind === "script") pool.markOverBudget(projectId);
@@ -322,6 +371,17 @@ export function scriptHostService(deps: {
     holdingWhile(projectId, (q) => start(projectId, q)).catch(onError);
   }
 
+  const canaries = canaryOperations({
+    project: scriptsOf,
+    connected: (projectId) => connected.get(projectId),
+    load,
+    holdingWhile: (projectId, fn) => holdingWhile(projectId, () => fn()),
+    attachAll,
+    start: (projectId) => start(projectId, scriptsOf(projectId)),
+    log: (projectId, deviceId, message) => log({ projectId, deviceId }, "warn", message),
+    stopped: () => stopped,
+  });
+
   function connect(device: DeviceRef, board: Board) {
     let devices = connected.get(device.projectId);
     if (!devices) {
@@ -330,11 +390,17 @@ export function scriptHostService(deps: {
     }
     devices.set(device.deviceId, board);
     const attach = async (p: ProjectScripts) => {
+      if (devices.has(device.deviceId)) deviceSide(p, device.deviceId)?.devices.add(device.deviceId);
+      if (isMember(p, device.deviceId)) {
+        if (devices.has(device.deviceId)) p.canary!.sandbox.attach(device.deviceId, board);
+        return;
+      }
       if (!p.running) return start(device.projectId, p);
       if (devices.has(device.deviceId)) p.running.sandbox.attach(device.deviceId, board);
     };
+    const p = scriptsOf(device.projectId);
     // A start to come: the device's first messages wait for it.
-    (scriptsOf(device.projectId).running
+    (p.running || isMember(p, device.deviceId)
       ? serial(device.projectId, attach)
       : holdingWhile(device.projectId, attach)
     ).catch(onError);
@@ -346,6 +412,12 @@ export function scriptHostService(deps: {
     const p = projects.get(device.projectId);
     const entry = p?.running;
     entry?.sandbox.detach(device.deviceId);
+    p?.canary?.sandbox.detach(device.deviceId);
+    const side = deviceSide(p, device.deviceId);
+    if (side) {
+      side.disconnects++;
+      hooks?.changed(device.projectId);
+    }
     if (devices && devices.size === 0) {
       connected.delete(device.projectId);
       // No device left: free the project's memory until one connects again.
@@ -358,6 +430,15 @@ export function scriptHostService(deps: {
 
   return {
     name: "script host",
+    ...canaries,
+
+    /** The rollouts service hears health changes and canary faults through these. */
+    setRolloutHooks(next: RolloutHooks): void {
+      hooks = next;
+    },
+
+    /** Whether a device is connected (to this server's scripts) now. */
+    connectedDevices: (projectId: string): string[] => [...(connected.get(projectId)?.keys() ?? [])],
 
     start(): void {
       stopped = false;
@@ -368,23 +449,27 @@ export function scriptHostService(deps: {
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
           const p = projects.get(projectId);
           if (p?.holding) hold(p, deviceId, message);
-          else p?.running?.sandbox.deliver(deviceId, message);
+          else sandboxOf(p, deviceId)?.deliver(deviceId, message);
         }),
         // Returned, so the request that changed a variable answers once running scripts see it.
         // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
         bus.subscribe("project.deleted", ({ projectId }) => {
           serial(projectId, (p) => {
             p.running?.sandbox.dispose();
+            p.canary?.sandbox.dispose();
             p.running = undefined;
+            p.canary = undefined;
             if (projects.get(projectId) === p) projects.delete(projectId);
             connected.delete(projectId);
           }).catch(onError);
         }),
         bus.subscribe("env.changed", async ({ projectId }) => {
-          const entry = projects.get(projectId)?.running;
-          if (!entry) return;
-          entry.sandbox.setEnv(await env.forScripts(projectId));
-          await entry.sandbox.sync();
+          const p = projects.get(projectId);
+          const sandboxes = [p?.running?.sandbox, p?.canary?.sandbox].filter((s) => s !== undefined);
+          if (sandboxes.length === 0) return;
+          const values = await env.forScripts(projectId);
+          for (const sandbox of sandboxes) sandbox.setEnv(values);
+          await Promise.all(sandboxes.map((sandbox) => sandbox.sync()));
         }),
       ];
     },
@@ -397,7 +482,13 @@ export function scriptHostService(deps: {
      * sandbox stops itself while its instances start (memory cap, stack overflow) throws
      * ScriptLoadError with the reason, and the old version's instances start again.
      */
-    activate(projectId: string, deploymentId: string, commit: () => Promise<void>): Promise<void> {
+    activate(
+      projectId: string,
+      deploymentId: string,
+      commit: () => Promise<void>,
+      /** After the trial: a reason not to make it live (a crash loop), or null. */
+      check?: () => string | null,
+    ): Promise<void> {
       return holdingWhile(projectId, async (p) => {
         const sandbox = await load(projectId, deploymentId);
         const previous = p.running;
@@ -420,6 +511,13 @@ export function scriptHostService(deps: {
             );
             restorePrevious();
             throw new ScriptLoadError(sandbox.fault ?? "the new deployment stopped while starting");
+          }
+          const refused = check?.() ?? null;
+          if (refused !== null) {
+            for (const deviceId of sandbox.devices) sandbox.detach(deviceId);
+            sandbox.dispose();
+            restorePrevious();
+            throw new CrashLoopError(refused);
           }
         }
         try {
@@ -452,14 +550,13 @@ export function scriptHostService(deps: {
     deliver(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
       const p = projects.get(device.projectId);
-      if ((p?.held?.messages.length ?? 0) >= heldMax || p?.running?.sandbox.full)
+      if ((p?.held?.messages.length ?? 0) >= heldMax || sandboxOf(p, device.deviceId)?.full)
         throw new AppError("scripts_busy");
       if (p?.holding) {
         hold(p, device.deviceId, message);
         return;
       }
-      const entry = p?.running;
-      if (!entry?.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
+      if (!sandboxOf(p, device.deviceId)?.deliver(device.deviceId, message)) throw new AppError("no_script");
     },
 
     /** A message from a user (REST, dashboard, MCP): 404 unless they may see the device. */
@@ -481,7 +578,7 @@ export function scriptHostService(deps: {
       const held = p?.held;
       if (held && held.messages.length >= heldMax)
         return new Promise((resolve) => held.waiters.push(resolve));
-      return p?.running?.sandbox.waitForRoom() ?? null;
+      return p?.running?.sandbox.waitForRoom() ?? p?.canary?.sandbox.waitForRoom() ?? null;
     },
 
     /** Ends the worker thread running the project's scripts, as a crash would (tests). */
@@ -502,6 +599,7 @@ export function scriptHostService(deps: {
       for (const off of unsubscribe.splice(0)) off();
       for (const p of projects.values()) {
         p.running?.sandbox.dispose();
+        p.canary?.sandbox.dispose();
         if (p.dropped) clearTimeout(p.dropped.timer);
         for (const resolve of p.held?.waiters ?? []) resolve();
       }

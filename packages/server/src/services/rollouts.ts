@@ -1,0 +1,419 @@
+import { type CanaryTarget, type Rollout, type RolloutOptions, rolloutLimits } from "@sdk/protocol";
+import { ScriptLoadError } from "@sdk/sandbox";
+import { AppError } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { DeploymentRow } from "../repositories/deployments.ts";
+import type { Repositories } from "../repositories/index.ts";
+import { type Principal, viewerOf } from "./auth.ts";
+import type { DeviceLogsService } from "./device-logs.ts";
+import { canaryVerdict, crashLoop } from "./rollout-rules.ts";
+import { healthView, newHealthCounts } from "./script-health.ts";
+import type { ScriptHostService } from "./script-host.ts";
+import { iso } from "./views.ts";
+
+/** A rollout in its window (a canary, or a plain deploy's first-minute watch), kept in memory. */
+interface Live {
+  projectId: string;
+  deploymentId: string;
+  version: number;
+  actorId: string;
+  rollout: Rollout;
+  /** watch: the deployment live before, to go back to on a crash loop. */
+  previousId: string | null;
+  timer?: NodeJS.Timeout;
+  /** The canary is still being started (no decision before it is), or a decision is under way. */
+  busy: boolean;
+}
+
+const serverRestarted = "the server restarted during the canary window";
+const emptyHealth = () => ({ canary: healthView(newHealthCounts()), stable: healthView(newHealthCounts()) });
+
+/**
+ * Staged deploys: a canary runs on some devices for a window, against the stable version on the
+ * others, and is promoted at its end or rolled back as soon as it does worse (rollout-rules.ts); a
+ * plain deploy is watched for a crash loop in its first minute.
+ */
+export function rolloutsService(deps: {
+  repos: Pick<Repositories, "deployments" | "devices">;
+  scripts: ScriptHostService;
+  logs: DeviceLogsService;
+  bus: EventBus;
+  clock: Clock;
+  /** A canary's window when the request names none (CANARY_WINDOW_SECONDS). */
+  windowSeconds: number;
+  onError: (error: unknown) => void;
+}) {
+  const { repos, scripts, logs, bus, clock, onError } = deps;
+  const live = new Map<string, Live>();
+
+  const liveCanary = (projectId: string) => {
+    const l = live.get(projectId);
+    return l?.rollout.kind === "canary" ? l : undefined;
+  };
+
+  /** The rollout with the health counted so far while it is in its window. */
+  function current(l: Live): Rollout {
+    const h = scripts.health(l.projectId);
+    if (!h || l.rollout.decision !== null) return l.rollout;
+    return { ...l.rollout, health: { canary: healthView(h.canary), stable: healthView(h.stable) } };
+  }
+
+  const deviceLog = (l: Live, level: "info" | "warn", message: string) => {
+    for (const deviceId of l.rollout.devices)
+      logs.append({ projectId: l.projectId, deviceId }, level, "system", message).catch((error: unknown) => {
+        if (!(error instanceof AppError)) onError(error);
+      });
+  };
+
+  /** Ends the rollout in memory with its decision; returns the rollout to store. */
+  function decide(l: Live, decision: Rollout["decision"], reason: string): Rollout {
+    clearTimeout(l.timer);
+    l.rollout = { ...current(l), decision, reason, decidedAt: iso(clock.now()) };
+    scripts.unwatchHealth(l.projectId);
+    if (live.get(l.projectId) === l) live.delete(l.projectId);
+    return l.rollout;
+  }
+
+  async function rollBack(l: Live, reason: string): Promise<void> {
+    if (l.busy) return;
+    l.busy = true;
+    const rollout = decide(l, "rolled_back", reason);
+    const json = JSON.stringify(rollout);
+    if (rollout.kind === "canary") {
+      await scripts.rollBackCanary(l.projectId);
+      await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, null);
+      deviceLog(
+        l,
+        "warn",
+        `deployment v${l.version} (canary) ${reason}; this device runs the stable version again`,
+      );
+    } else {
+      const previousId = l.previousId!;
+      await scripts.activate(l.projectId, previousId, () =>
+        repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, previousId),
+      );
+    }
+    await bus.publish("deployment.rolled_back", {
+      actorId: l.actorId,
+      projectId: l.projectId,
+      deploymentId: l.deploymentId,
+      version: l.version,
+      reason,
+    });
+  }
+
+  async function promote(l: Live, reason: string): Promise<void> {
+    if (l.busy) return;
+    l.busy = true;
+    const rollout = decide(l, "promoted", reason);
+    const json = JSON.stringify(rollout);
+    if (rollout.kind === "watch") return repos.deployments.setRollout(l.deploymentId, json);
+    try {
+      await scripts.promoteCanary(l.projectId, async () => {
+        await repos.deployments.activate(l.projectId, l.deploymentId, clock.now());
+        await repos.deployments.setRollout(l.deploymentId, json);
+      });
+    } catch (error) {
+      if (!(error instanceof ScriptLoadError)) throw error;
+      l.busy = false;
+      l.rollout = { ...l.rollout, decision: null, reason: null, decidedAt: null };
+      return rollBack(l, `rolled back: the canary's scripts stopped (${error.message})`);
+    }
+    deviceLog(l, "info", `deployment v${l.version} (canary) ${reason}; it now runs on every device`);
+    await bus.publish("deployment.activated", {
+      actorId: l.actorId,
+      projectId: l.projectId,
+      deploymentId: l.deploymentId,
+      version: l.version,
+    });
+  }
+
+  /** Rolls back at once when the health counted so far crosses a threshold. */
+  function evaluate(projectId: string): Promise<void> | undefined {
+    const l = live.get(projectId);
+    const h = scripts.health(projectId);
+    if (!l || !h || l.busy || !l.rollout.rollback) return undefined;
+    if (l.rollout.kind === "canary") {
+      const reason = canaryVerdict(h);
+      return reason === null ? undefined : rollBack(l, reason).catch(onError);
+    }
+    const loop = crashLoop(h.stable);
+    if (loop === null || l.previousId === null) return undefined;
+    return rollBack(l, `rolled back: ${loop} in the first minute`).catch(onError);
+  }
+
+  function windowEnded(l: Live) {
+    if (l.busy || live.get(l.projectId) !== l) return;
+    if (l.rollout.kind === "watch") {
+      promote(l, "promoted: no crash loop in the first minute").catch(onError);
+      return;
+    }
+    const h = scripts.health(l.projectId);
+    const verdict = h ? canaryVerdict(h) : null;
+    if (verdict !== null && l.rollout.rollback) {
+      rollBack(l, verdict).catch(onError);
+      return;
+    }
+    const c = h?.canary ?? newHealthCounts();
+    promote(
+      l,
+      `promoted: ${c.errors + c.timeouts} of ${c.calls} handler calls failed and ${c.commandErrors} of ${c.commands} commands on ${c.devices.size} device${c.devices.size === 1 ? "" : "s"} in ${l.rollout.windowSeconds} s, within the thresholds`,
+    ).catch(onError);
+  }
+
+  function schedule(l: Live, seconds: number) {
+    live.set(l.projectId, l);
+    l.timer = setTimeout(() => windowEnded(l), seconds * 1000);
+    l.timer.unref();
+  }
+
+  function rolloutOf(
+    kind: Rollout["kind"],
+    target: CanaryTarget | null,
+    members: string[],
+    stableDeploymentId: string | null,
+    windowSeconds: number,
+    rollback: boolean,
+  ): Rollout {
+    const now = clock.now();
+    return {
+      kind,
+      target,
+      devices: members,
+      stableDeploymentId,
+      windowSeconds,
+      startedAt: iso(now),
+      endsAt: iso(now + windowSeconds * 1000),
+      decision: null,
+      decidedAt: null,
+      reason: null,
+      rollback,
+      health: emptyHealth(),
+    };
+  }
+
+  /** A plain deploy's watch is over when the project deploys again. */
+  function endWatch(projectId: string) {
+    const l = live.get(projectId);
+    if (l?.rollout.kind === "watch" && !l.busy)
+      promote(l, "promoted: no crash loop before the next deploy").catch(onError);
+  }
+
+  return {
+    name: "rollouts",
+
+    /** 409 `rollout_in_progress` while the project has a canary in its window. */
+    refuseDuringCanary(projectId: string): void {
+      const l = liveCanary(projectId);
+      if (l)
+        throw new AppError(
+          "rollout_in_progress",
+          `Deployment v${l.version} is a canary until ${l.rollout.endsAt}: promote it or roll it back first`,
+        );
+    },
+
+    /** The canary's members: every device with the tag, or a random share of the connected ones. 409 when none is connected. */
+    async members(principal: Principal, projectId: string, target: CanaryTarget): Promise<Set<string>> {
+      const online = scripts.connectedDevices(projectId);
+      let members: string[];
+      if ("tag" in target) {
+        members = (await repos.devices.list(viewerOf(principal), projectId, target.tag)).map((d) => d.id);
+        if (!members.some((id) => online.includes(id)))
+          throw new AppError("no_canary_devices", `No device with the tag "${target.tag}" is connected`);
+      } else {
+        if (online.length === 0)
+          throw new AppError("no_canary_devices", "No device of the project is connected");
+        const n = Math.max(1, Math.ceil((online.length * target.percent) / 100));
+        members = [...online].sort(() => Math.random() - 0.5).slice(0, n);
+      }
+      return new Set(members);
+    },
+
+    /**
+     * Runs a (pending or earlier) deployment as a canary on `members`. Returns its row as it is
+     * after the start: `canary`, `failed` (it does not load), or already `rolled_back`.
+     */
+    async startCanary(
+      principal: Principal,
+      projectId: string,
+      row: DeploymentRow,
+      options: RolloutOptions & { canary: CanaryTarget },
+      members: Set<string>,
+    ): Promise<DeploymentRow> {
+      this.refuseDuringCanary(projectId);
+      endWatch(projectId);
+      const stable = await repos.deployments.active(projectId);
+      const windowSeconds = options.windowSeconds ?? deps.windowSeconds;
+      const rollout = rolloutOf(
+        "canary",
+        options.canary,
+        [...members].sort(),
+        stable?.id ?? null,
+        windowSeconds,
+        options.rollback ?? true,
+      );
+      const l: Live = {
+        projectId,
+        deploymentId: row.id,
+        version: row.version,
+        actorId: principal.user.id,
+        rollout,
+        previousId: stable?.id ?? null,
+        busy: true,
+      };
+      live.set(projectId, l);
+      scripts.watchHealth(projectId, row.id, stable?.id ?? null, members);
+      try {
+        await scripts.startCanary(projectId, row.id, members);
+      } catch (error) {
+        live.delete(projectId);
+        scripts.unwatchHealth(projectId);
+        if (!(error instanceof ScriptLoadError) && row.status !== "pending") throw error;
+        const reason =
+          error instanceof ScriptLoadError ? error.message : "the server could not start this canary";
+        await repos.deployments.markFailed(row.id, reason);
+        await bus.publish("deployment.failed", {
+          actorId: principal.user.id,
+          projectId,
+          deploymentId: row.id,
+        });
+        if (!(error instanceof ScriptLoadError)) throw error;
+        return { ...row, status: "failed", error: reason };
+      }
+      await repos.deployments.markCanary(row.id, JSON.stringify(rollout));
+      schedule(l, windowSeconds);
+      l.busy = false;
+      await evaluate(projectId);
+      return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
+    },
+
+    /** Before a plain deploy's trial: counts its health; returns the crash-loop check for the trial. */
+    beginWatch(projectId: string, deploymentId: string, rollback: boolean): () => string | null {
+      endWatch(projectId);
+      scripts.watchHealth(projectId, null, deploymentId, new Set());
+      return () => {
+        const h = scripts.health(projectId);
+        const loop = rollback && h ? crashLoop(h.stable) : null;
+        return loop === null ? null : `rolled back: ${loop} at once`;
+      };
+    },
+
+    /** The plain deploy went live: watched for its first minute. */
+    async watchLive(actorId: string, row: DeploymentRow, previousId: string | null, rollback: boolean) {
+      const rollout = rolloutOf("watch", null, [], previousId, rolloutLimits.watchSeconds, rollback);
+      await repos.deployments.setRollout(row.id, JSON.stringify(rollout));
+      const l: Live = {
+        projectId: row.projectId,
+        deploymentId: row.id,
+        version: row.version,
+        actorId,
+        rollout,
+        previousId,
+        busy: false,
+      };
+      schedule(l, rolloutLimits.watchSeconds);
+      await evaluate(row.projectId);
+      return l.rollout.decision === "rolled_back" ? "rolled_back" : "active";
+    },
+
+    /** The plain deploy's trial found a crash loop: it was not made live. */
+    async rejectedAtTrial(actorId: string, row: DeploymentRow, previousId: string | null, reason: string) {
+      scripts.unwatchHealth(row.projectId);
+      const rollout: Rollout = {
+        ...rolloutOf("watch", null, [], previousId, rolloutLimits.watchSeconds, true),
+        decision: "rolled_back",
+        decidedAt: iso(clock.now()),
+        reason,
+      };
+      await repos.deployments.markRolledBack(row.projectId, row.id, reason, JSON.stringify(rollout), null);
+      await bus.publish("deployment.rolled_back", {
+        actorId,
+        projectId: row.projectId,
+        deploymentId: row.id,
+        version: row.version,
+        reason,
+      });
+    },
+
+    /** The trial failed for another reason: nothing is watched. */
+    cancelWatch: (projectId: string) => scripts.unwatchHealth(projectId),
+
+    /** The deployment's rollout for the API: live figures while in its window. */
+    view(row: DeploymentRow): Rollout | null {
+      const l = live.get(row.projectId);
+      if (l?.deploymentId === row.id) return current(l);
+      return row.rollout ? (JSON.parse(row.rollout) as Rollout) : null;
+    },
+
+    /** Ends a canary in its window by hand: promoted (`promote`) or rolled back. */
+    async decideByHand(principal: Principal, projectId: string, deploymentId: string, promoteIt: boolean) {
+      const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
+      if (!row) throw new AppError("not_found", "No such deployment");
+      const l = liveCanary(projectId);
+      if (!l || l.deploymentId !== row.id || l.busy)
+        throw new AppError("conflict", `Deployment v${row.version} is not a canary in its window`);
+      const who = principal.user.email;
+      if (promoteIt) await promote(l, `promoted by hand (${who})`);
+      else await rollBack(l, `rolled back by hand (${who})`);
+    },
+
+    async start(): Promise<void> {
+      scripts.setRolloutHooks({
+        changed: (projectId) => void evaluate(projectId),
+        canaryFaulted: (projectId, deploymentId, reason) => {
+          const l = liveCanary(projectId);
+          if (l?.deploymentId === deploymentId)
+            rollBack(l, `rolled back: the canary's scripts stopped themselves (${reason})`).catch(onError);
+        },
+      });
+      await this.recover();
+    },
+
+    /**
+     * At boot: a canary still in its window was cut off (its members run the stable version now),
+     * so it is rolled back; a plain deploy's watch cut off is promoted.
+     */
+    async recover(): Promise<void> {
+      for (const row of await repos.deployments.undecided()) {
+        const rollout = row.rollout ? (JSON.parse(row.rollout) as Rollout) : null;
+        if (!rollout) continue;
+        const decidedAt = iso(clock.now());
+        if (row.status === "canary") {
+          const decided = {
+            ...rollout,
+            decision: "rolled_back" as const,
+            decidedAt,
+            reason: serverRestarted,
+          };
+          await repos.deployments.markRolledBack(
+            row.projectId,
+            row.id,
+            serverRestarted,
+            JSON.stringify(decided),
+            null,
+          );
+          await bus.publish("deployment.rolled_back", {
+            actorId: row.createdBy ?? "",
+            projectId: row.projectId,
+            deploymentId: row.id,
+            version: row.version,
+            reason: serverRestarted,
+          });
+        } else {
+          const reason = "promoted: the server restarted during the first-minute watch";
+          await repos.deployments.setRollout(
+            row.id,
+            JSON.stringify({ ...rollout, decision: "promoted", decidedAt, reason }),
+          );
+        }
+      }
+    },
+
+    stop(): void {
+      for (const l of live.values()) clearTimeout(l.timer);
+      live.clear();
+    },
+  };
+}
+export type RolloutsService = ReturnType<typeof rolloutsService>;
