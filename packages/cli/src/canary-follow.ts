@@ -28,7 +28,7 @@ export async function followCanary(
   out: Output,
 ): Promise<FollowEnd> {
   let deployment = started;
-  let lastLine = 0;
+  let lastLine = Number.NEGATIVE_INFINITY;
   let failures = 0;
   const interrupted = new AbortController();
   const stop = () => interrupted.abort();

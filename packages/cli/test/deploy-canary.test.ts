@@ -157,4 +157,15 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
   const text = await f.run(["status"]);
   assert.match(text.stdout, /v4 rolled back: .*handler calls failed/);
   assert.match(text.stdout, /Deployment: v3 active/);
+
+  // For people: the start, progress lines with both sides and the time left, then the decision.
+  f.write(script("v5"));
+  const shown = await f.deploy(["--canary", "25%", "--window", "2"]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /Canary v5 started on 1 device \(25% of the connected devices\) for 0:02/);
+  assert.match(
+    shown.stderr,
+    /Canary v5: 1 device, \d+ calls?, 0 failed · stable: \d+ devices?, .* · (0:0\d left|deciding)/,
+  );
+  assert.match(shown.stdout, /✔ Canary v5 promoted: live on every device/);
 });

@@ -114,6 +114,7 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
   await dialog.getByLabel("As a canary on the devices tagged").check();
   await dialog.getByLabel("Canary tag").fill("kitchen");
   await dialog.getByLabel("Window (seconds)").fill("600");
+  await shot(page, "canary-activate-dialog");
   await dialog.getByRole("button", { name: "Start canary of v1" }).click();
   const panel = page.getByRole("region", { name: "Canary v1" });
   await panel.waitFor(wait);

@@ -150,11 +150,13 @@ export function RolloutOutcome({ rollout, shown }: { rollout: Rollout; shown: st
     rollout.kind === "canary"
       ? `Canary on ${rollout.devices.length} device${rollout.devices.length === 1 ? "" : "s"} (${targetWords(rollout.target)})`
       : "First-minute watch";
+  const decided = rollout.decision === "promoted" ? "promoted" : "rolled back";
+  // The reason is a sentence that starts with the decision ("promoted: …"); the error above may hold it already.
+  const reason = rollout.reason && rollout.reason !== shown ? rollout.reason : null;
   return (
     <p className="small rollout-outcome" data-testid="rollout-outcome">
       <span className="muted">{how}: </span>
-      {rollout.decision === "promoted" ? "promoted" : "rolled back"}
-      {rollout.reason && rollout.reason !== shown && <span className="block">{rollout.reason}</span>}
+      {reason ?? decided}
     </p>
   );
 }
