@@ -11,7 +11,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
     { name: "sdk", version },
     {
       instructions:
-        "Tools for sdk device scripts (TypeScript classes that drive Raspberry Pi Pico W boards from an sdk server). Read sdk://reference/device-api before writing a script. Typical loop: edit src/index.ts → build (fix diagnostics) → deploy → get_device / get_logs → send_message.",
+        "Tools for sdk device scripts (TypeScript classes that drive Raspberry Pi Pico W boards from an sdk server). Read sdk://reference/device-api before writing a script. Typical loop: edit src/index.ts → build (fix diagnostics) → deploy (or deploy with canary: first on some devices, promoted or rolled back by the server) → get_device / get_logs → send_message.",
     },
   );
   for (const [name, tool] of Object.entries(tools)) {
