@@ -88,7 +88,7 @@ test("sdk deploy --canary: usage errors for bad flags, before anything is built 
   assert.match(help.stdout, /--verbose/);
 });
 
-test("sdk deploy --canary: --no-wait returns once it started; a good canary is promoted (exit 0); one that throws is rolled back (exit 1) and the stable device never ran it", async (t) => {
+test("sdk deploy --canary: --no-wait returns once it started; a good canary is promoted (exit 0); one that throws is rolled back (exit 1) and the stable device never ran it; a crash-looping plain deploy is rolled back unless --no-rollback", async (t) => {
   const f = await fleet(t);
   f.write(script("v1"));
   const first = await f.deploy(["--json"]);
@@ -168,4 +168,18 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
     /Canary v5: 1 device, \d+ calls?, 0 failed · stable: \d+ devices?, .* · (0:0\d left|deciding)/,
   );
   assert.match(shown.stdout, /✔ Canary v5 promoted: live on every device/);
+
+  // A plain deploy whose onDeviceConnect throws on every device: rolled back at once, exit 1;
+  // with --no-rollback it stays live.
+  f.write(script("v6").replace(`console.log("v6 up");`, `throw new Error("v6 cannot start");`));
+  const crash = await f.deploy([]);
+  assert.equal(crash.code, 1, crash.stdout);
+  assert.match(crash.stderr, /✖ Deployment v6 was rolled back; the previous version stays live:/);
+  assert.match(crash.stderr, /onDeviceConnect/);
+  f.write(script("v7").replace(`console.log("v7 up");`, `throw new Error("v7 cannot start");`));
+  const kept = await f.deploy(["--no-rollback", "--json"]);
+  assert.equal(kept.code, 0, kept.stderr);
+  const live = (JSON.parse(kept.stdout) as DeployJson).deployment;
+  assert.equal(live.status, "active");
+  assert.equal(live.rollout?.rollback, false);
 });
