@@ -79,3 +79,23 @@ test("a canary that throws in every onMessage is rolled back early; the stable d
   assert.equal(alert.deployment.id, d.id);
   assert.match(alert.message, /3 of 4 handler calls failed/);
 });
+
+test("a canary whose scripts stop themselves (stack overflow) is rolled back, not restarted", async (t) => {
+  const s = await canaryProject(t);
+  const d = await s.deployWith(
+    `import { DeviceScript } from "@sdk/device";
+function dive(n: number): number { return dive(n + 1) + 1; }
+export default class Deep extends DeviceScript {
+  onDeviceConnect() { console.log("deep up"); }
+  onMessage() { dive(0); }
+}`,
+    { canary: { tag: "canary" }, windowSeconds: 3600 },
+  );
+  assert.equal(d.status, "canary");
+  await s.logged(s.member, "deep up");
+  await s.send(s.member, "go");
+  const after = await s.reaches(d.id, "rolled_back");
+  assert.match(after.error ?? "", /^rolled back: the canary's scripts stopped themselves \(.*stack overflow/);
+  await s.send(s.member, "again");
+  await s.logged(s.member, "v1 got again");
+});
