@@ -1,6 +1,6 @@
 // Canaries on the project page in Chromium: a rolled-back canary shows its reason, a promoted one is
 // live with its outcome, and an earlier version made live as a canary from the dialog shows its
-// devices, time left and both sides' health, and ends with the Roll back button.
+// devices, time left and both sides' health, and ends with the Roll back (or Promote) button.
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import type { RolloutOptions } from "@sdk/protocol";
@@ -149,4 +149,21 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
     "active",
     "the stable version stays live",
   );
+
+  // The rolled-back v2 again, as a canary on a share of the devices, then promoted by hand.
+  await row(2).getByRole("button", { name: "Roll back to v2" }).click();
+  const again = page.getByRole("dialog", { name: "Make v2 live again?" });
+  await again.getByLabel("As a canary on a share of the connected devices").check();
+  await again.getByLabel("Canary share (%)").fill("50");
+  await again.getByRole("button", { name: "Start canary of v2" }).click();
+  const second = page.getByRole("region", { name: "Canary v2" });
+  await second.getByText("50% of the connected devices").waitFor(wait);
+  await second.getByRole("button", { name: "Promote v2" }).click();
+  await page
+    .getByRole("dialog", { name: "Promote v2 to every device?" })
+    .getByRole("button", { name: "Promote v2" })
+    .click();
+  await row(2).getByText("Live", { exact: true }).waitFor(wait);
+  await row(3).getByText("Previous", { exact: true }).waitFor(wait);
+  await second.waitFor({ ...wait, state: "detached" });
 });
