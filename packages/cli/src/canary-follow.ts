@@ -11,6 +11,12 @@ const quietLineMs = 5_000;
 /** Network failures in a row before giving up following (the canary goes on by itself). */
 const maxNetworkFailures = 10;
 
+/** One terminal row: a spinner line that wraps could not be redrawn in place. */
+function fit(line: string, columns: number | undefined): string {
+  const room = (columns ?? 0) - 4; // the spinner and its space before, "…" after
+  return room > 20 && line.length > room ? `${line.slice(0, room - 1)}…` : line;
+}
+
 /** Why following stopped early: Ctrl-C, or the server could not be reached for a while. */
 export type FollowEnd =
   | { deployment: Deployment; stopped: null }
@@ -39,7 +45,7 @@ export async function followCanary(
       const rollout = deployment.rollout;
       if (rollout && !out.json) {
         const line = progressLine(deployment, rollout, Date.now());
-        if (out.interactive) out.step(line);
+        if (out.interactive) out.step(fit(line, process.stderr.columns));
         else if (performance.now() - lastLine >= quietLineMs) {
           out.info(line);
           lastLine = performance.now();

@@ -97,6 +97,13 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
   await f.ran(f.kitchen.device.id, "v1 up", "v1 on the kitchen device");
   await f.ran(f.hall.device.id, "v1 up", "v1 on the hall device");
 
+  const nobody = await f.deploy(["--canary", "25"]);
+  assert.equal(nobody.code, 1);
+  assert.match(
+    nobody.stderr,
+    /For a share of the connected devices, write --canary 25%.*\[no_canary_devices\]/,
+  );
+
   // --no-wait: back at once with the canary running, and how to follow it.
   f.write(script("v2"));
   const started = await f.deploy(["--canary", "kitchen", "--window", "10m", "--no-wait", "--json"]);

@@ -1,9 +1,9 @@
-import type { SdkClient } from "@sdk/client";
+import { SdkApiError, type SdkClient } from "@sdk/client";
 import type { Deployment, HomeAssistantStatus, RolloutOptions } from "@sdk/protocol";
 import { followCanary, followHint } from "../canary-follow.ts";
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
-import { UsageError } from "../errors.ts";
+import { CliError, UsageError } from "../errors.ts";
 import { localTime, type Output } from "../output.ts";
 import { clock, parseCanary, parseWindow, rolledBackReason, targetText } from "../rollout-lines.ts";
 import { kb, runBuild } from "./build.ts";
@@ -46,6 +46,16 @@ function rolloutOptions(values: Record<string, string | boolean | undefined>): R
     canary: parseCanary(canary),
     ...(values.window === undefined ? {} : { windowSeconds: parseWindow(values.window as string) }),
   };
+}
+
+/** `--canary 25` found no device tagged "25": say how a share is written. */
+function withShareHint(error: unknown, canary: RolloutOptions["canary"]): unknown {
+  if (!(error instanceof SdkApiError) || error.code !== "no_canary_devices") return error;
+  if (!canary || !("tag" in canary) || !/^\d+$/.test(canary.tag)) return error;
+  return new CliError(
+    `${error.message.replace(/\.$/, "")}. For a share of the connected devices, write --canary ${canary.tag}%`,
+    { code: error.code, docs: error.docs },
+  );
 }
 
 const homeAssistantOf = (client: SdkClient, id: string) =>
@@ -105,15 +115,19 @@ export const deploy: Command = {
     }
     g.out.step(`Uploading to ${host}`);
     const uploadStarted = performance.now();
-    let deployment = await client.api.createDeployment({
-      params: { projectId: id },
-      body: {
-        bundle: built.bundle,
-        sourceMap: built.sourceMap,
-        manifest: built.manifest,
-        ...(rollout ? { rollout } : {}),
-      },
-    });
+    let deployment = await client.api
+      .createDeployment({
+        params: { projectId: id },
+        body: {
+          bundle: built.bundle,
+          sourceMap: built.sourceMap,
+          manifest: built.manifest,
+          ...(rollout ? { rollout } : {}),
+        },
+      })
+      .catch((error: unknown) => {
+        throw withShareHint(error, rollout?.canary);
+      });
     g.out.stopSpinner();
     if (verbose) g.out.info(`upload + load check: ${Math.round(performance.now() - uploadStarted)} ms`);
     const durationMs = () => Math.round(performance.now() - started);
