@@ -20,7 +20,8 @@ import { type Principal, viewerOf } from "./auth.ts";
 import { DeployThrottle, deployFailuresAllowed } from "./deploy-throttle.ts";
 import { projectNotFound } from "./projects.ts";
 import type { RolloutsService } from "./rollouts.ts";
-import { CrashLoopError, type ScriptHostService } from "./script-host.ts";
+import { CrashLoopError } from "./script-canary.ts";
+import type { ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
 
 /** What the build adds to every script (the library, its generated entry): not the user's code. */

@@ -1,7 +1,7 @@
 import { type CanaryTarget, type Rollout, type RolloutOptions, rolloutLimits } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
-import type { EventBus } from "../events/bus.ts";
+import type { EventBus, Unsubscribe } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
@@ -46,6 +46,7 @@ export function rolloutsService(deps: {
 }) {
   const { repos, scripts, logs, bus, clock, onError } = deps;
   const live = new Map<string, Live>();
+  let unsubscribe: Unsubscribe | undefined;
 
   const liveCanary = (projectId: string) => {
     const l = live.get(projectId);
@@ -367,7 +368,12 @@ export function rolloutsService(deps: {
             rollBack(l, `rolled back: the canary's scripts stopped themselves (${reason})`).catch(onError);
         },
       });
-      await this.recover();
+      // A deleted project's rollout ends with it (its deployments are gone).
+      unsubscribe = bus.subscribe("project.deleted", ({ projectId }) => {
+        clearTimeout(live.get(projectId)?.timer);
+        live.delete(projectId);
+      });
+      await this.recover().catch(onError);
     },
 
     /**
@@ -411,6 +417,7 @@ export function rolloutsService(deps: {
     },
 
     stop(): void {
+      unsubscribe?.();
       for (const l of live.values()) clearTimeout(l.timer);
       live.clear();
     },

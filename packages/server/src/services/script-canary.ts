@@ -3,11 +3,16 @@ import { ScriptLoadError } from "@sdk/sandbox";
 import type { RemoteSandbox } from "../scripts/pool.ts";
 import { type HealthCounts, type HealthWatch, newHealthCounts } from "./script-health.ts";
 
-interface CanaryState {
+/** A project's sandboxes: the stable one (`running`) and, in a canary's window, the canary's for its members. */
+export interface CanaryState {
   running?: { deploymentId: string; sandbox: RemoteSandbox };
   canary?: { deploymentId: string; sandbox: RemoteSandbox; members: Set<string> };
+  /** Health counts while a rollout watches the project. */
   health?: HealthWatch;
 }
+
+/** A plain deploy whose trial found every onDeviceConnect throwing: it is not made live. */
+export class CrashLoopError extends Error {}
 
 /** The device is one of the project's canary members (while a canary is in its window). */
 export const isMember = (p: CanaryState | undefined, deviceId: string): boolean =>

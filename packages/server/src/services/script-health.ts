@@ -36,6 +36,12 @@ export const healthView = ({ devices, ...counts }: HealthCounts): RolloutHealth 
 /** Entries whose failure counts against the script's health (not onDeviceDisconnect, not env updates). */
 const healthEntries = new Set(["create", "connect", "message", "fire", "settle"]);
 
+/** Counts entries the worker reported. */
+export const countCalls = (calls: number, connects: number) => (h: HealthCounts) => {
+  h.calls += calls;
+  h.connects += connects;
+};
+
 /** Counts one failed entry (`entry` undefined: the worker did not say; counted as a handler call). */
 export function countFailure(h: HealthCounts, kind: "error" | "timeout", entry: string | undefined): void {
   if (entry !== undefined && !healthEntries.has(entry)) return;

@@ -11,29 +11,21 @@ import type { DeviceLinkService } from "./device-link.ts";
 import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
 import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
-import { canaryOperations, deviceSide, isMember, sandboxOf } from "./script-canary.ts";
-import { countFailure, type HealthWatch, type RolloutHooks, sideOf } from "./script-health.ts";
+import {
+  type CanaryState,
+  CrashLoopError,
+  canaryOperations,
+  deviceSide,
+  isMember,
+  sandboxOf,
+} from "./script-canary.ts";
+import { countCalls, countFailure, type HealthCounts, type RolloutHooks, sideOf } from "./script-health.ts";
 
-/** A project's running scripts: its sandbox and the deployment it runs. */
-interface Running {
-  deploymentId: string;
-  sandbox: RemoteSandbox;
-}
-
-/** A canary in its window: its sandbox runs for the member devices only (the others stay on `running`). */
-interface Canary extends Running {
-  members: Set<string>;
-}
-
-/** A plain deploy whose first-minute trial found every onDeviceConnect throwing: it is not made live. */
-export class CrashLoopError extends Error {}
-
-/** What the host keeps per project. Starts, restarts and activations of a project run one at a time. */
-interface ProjectScripts {
-  running?: Running;
-  canary?: Canary;
-  /** Health counts while a rollout watches the project. */
-  health?: HealthWatch;
+/**
+ * What the host keeps per project (`running`, and a `canary` with the `health` a rollout watches:
+ * CanaryState). Starts, restarts and activations of a project run one at a time.
+ */
+interface ProjectScripts extends CanaryState {
   restarts: number[];
   queue: Promise<unknown>;
   /** When the project was last told it is throttled. */
@@ -174,20 +166,23 @@ export function scriptHostService(deps: {
     });
   }
 
+  /** Counts into a deployment's side while a rollout watches it; `changed`: thresholds may be crossed. */
+  const count = (projectId: string, deploymentId: string, add: (h: HealthCounts) => void, changed = true) => {
+    const side = sideOf(projects.get(projectId)?.health, deploymentId);
+    if (!side) return;
+    add(side);
+    if (changed) hooks?.changed(projectId);
+  };
+
   const hostFor = (
     projectId: string,
     deploymentId: string,
     sandbox: () => RemoteSandbox | undefined,
   ): RemoteHost => ({
     command: (deviceId, type, args) => {
-      const side = sideOf(projects.get(projectId)?.health, deploymentId);
-      if (side) side.commands++;
+      count(projectId, deploymentId, (h) => h.commands++, false);
       return link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
-        const counted = sideOf(projects.get(projectId)?.health, deploymentId);
-        if (counted) {
-          counted.commandErrors++;
-          hooks?.changed(projectId);
-        }
+        count(projectId, deploymentId, (h) => h.commandErrors++);
         throw error instanceof AppError
           ? { code: error.code, message: error.message }
           : { code: "device_error", message: String(error) };
@@ -210,18 +205,9 @@ export function scriptHostService(deps: {
       // An entry that ran to its deadline held up its worker that long: the next load is isolated.
       if (kind === "timeout") pool.markOverBudget(projectId);
       void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
-      const side = sideOf(projects.get(projectId)?.health, deploymentId);
-      if (side) {
-        countFailure(side, kind, entry);
-        hooks?.changed(projectId);
-      }
+      count(projectId, deploymentId, (h) => countFailure(h, kind, entry));
     },
-    entered: (calls, connects) => {
-      const side = sideOf(projects.get(projectId)?.health, deploymentId);
-      if (!side) return;
-      side.calls += calls;
-      side.connects += connects;
-    },
+    entered: (calls, connects) => count(projectId, deploymentId, countCalls(calls, connects), false),
     dropped: (_deviceId, n) => droppedOutput(projectId, n),
     lost: (n) =>
       logAll(
