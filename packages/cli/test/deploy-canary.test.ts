@@ -156,9 +156,11 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
   assert.match(rolled.rollout?.reason ?? "", /handler calls failed/);
   assert.ok((rolled.rollout?.health.canary.errors ?? 0) >= 3);
   assert.equal(rolled.rollout?.health.stable.errors, 0);
-  const hallLogs = await f.logs(f.hall.device.id);
-  assert.ok(hallLogs.includes("v3 got tick"), "the stable device handled the messages with v3");
-  assert.ok(!hallLogs.some((l) => l.includes("v4")), "the stable device never ran v4");
+  await f.ran(f.hall.device.id, "v3 got tick", "the stable device handling the messages with v3");
+  assert.ok(
+    !(await f.logs(f.hall.device.id)).some((l) => l.includes("v4")),
+    "the stable device never ran v4",
+  );
 
   // The same in human output: the reason, and the live version says so.
   const text = await f.run(["status"]);
@@ -172,7 +174,7 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
   assert.match(shown.stdout, /Canary v5 started on 1 device \(25% of the connected devices\) for 0:02/);
   assert.match(
     shown.stderr,
-    /Canary v5: 1 device, \d+ calls?, 0 failed · stable: \d+ devices?, .* · (0:0\d left|deciding)/,
+    /Canary v5: \d+ devices?, \d+ calls?, 0 failed · stable: \d+ devices?, .* · (0:0\d left|deciding)/,
   );
   assert.match(shown.stdout, /✔ Canary v5 promoted: live on every device/);
 

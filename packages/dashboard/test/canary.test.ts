@@ -127,7 +127,6 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
   const health = panel.getByTestId("canary-health");
   await health.getByRole("columnheader", { name: "Canary v1" }).waitFor(wait);
   await health.getByRole("columnheader", { name: "Stable" }).waitFor(wait);
-  await ran(kitchen.device.id, "v1 up");
   // The figures follow without a reload: a message on the stable side is counted.
   hall.sim.sendEvent("tick", { n: 99 });
   await health
