@@ -260,7 +260,7 @@ export function deploymentsService(deps: {
         } finally {
           await prune(projectId).catch(onError);
         }
-        if (result.status === "failed") throttle.failed(projectId);
+        if (result.status === "failed" || result.status === "rolled_back") throttle.failed(projectId);
         else throttle.succeeded(projectId);
         return view(result);
       } finally {

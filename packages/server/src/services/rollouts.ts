@@ -94,6 +94,15 @@ export function rolloutsService(deps: {
       await scripts.activate(l.projectId, previousId, () =>
         repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, previousId),
       );
+      // The previous version is live again (Home Assistant's entities follow it).
+      const previous = await repos.deployments.active(l.projectId);
+      if (previous?.id === previousId)
+        await bus.publish("deployment.activated", {
+          actorId: l.actorId,
+          projectId: l.projectId,
+          deploymentId: previousId,
+          version: previous.version,
+        });
     }
     await bus.publish("deployment.rolled_back", {
       actorId: l.actorId,
