@@ -253,28 +253,27 @@ export function rolloutsService(deps: {
     ): Promise<DeploymentRow> {
       this.refuseDuringCanary(projectId);
       endWatch(projectId);
-      const stable = await repos.deployments.active(projectId);
       const windowSeconds = options.windowSeconds ?? deps.windowSeconds;
-      const rollout = rolloutOf(
-        "canary",
-        options.canary,
-        [...members].sort(),
-        stable?.id ?? null,
-        windowSeconds,
-        options.rollback ?? true,
-      );
+      const target = options.canary;
+      const rollback = options.rollback ?? true;
+      // Taken before any await: a second canary started meanwhile is refused.
       const l: Live = {
         projectId,
         deploymentId: row.id,
         version: row.version,
         actorId: principal.user.id,
-        rollout,
-        previousId: stable?.id ?? null,
+        rollout: rolloutOf("canary", target, [...members].sort(), null, windowSeconds, rollback),
+        previousId: null,
         busy: true,
       };
       live.set(projectId, l);
-      scripts.watchHealth(projectId, row.id, stable?.id ?? null, members);
+      let rollout = l.rollout;
       try {
+        const stableId = (await repos.deployments.active(projectId))?.id ?? null;
+        rollout = { ...rollout, stableDeploymentId: stableId };
+        l.rollout = rollout;
+        l.previousId = stableId;
+        scripts.watchHealth(projectId, row.id, stableId, members);
         await scripts.startCanary(projectId, row.id, members);
       } catch (error) {
         live.delete(projectId);
