@@ -20,6 +20,7 @@ import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
 import { logs } from "./commands/logs.ts";
 import { status } from "./commands/status.ts";
+import { test } from "./commands/test.ts";
 import { explain, type Globals } from "./context.ts";
 import { CliError, exitCodes, UsageError } from "./errors.ts";
 import { Output } from "./output.ts";
@@ -36,6 +37,7 @@ const commands: Command[] = [
   build,
   deploy,
   dev,
+  test,
   status,
   logs,
   envList,
