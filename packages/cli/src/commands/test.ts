@@ -6,7 +6,7 @@ import type { Globals } from "../context.ts";
 import { UsageError } from "../errors.ts";
 import { acceptedText, checkRecording, counts, type RecordingCheck } from "../replay/check.ts";
 import { diffLines, seconds } from "../replay/format.ts";
-import { parseRecording, type Recording, RecordingFileError } from "../replay/recording-file.ts";
+import { isInput, parseRecording, type Recording, RecordingFileError } from "../replay/recording-file.ts";
 import { runBuild } from "./build.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -57,8 +57,15 @@ function report(g: Globals, check: RecordingCheck, name: string, updated: boolea
   const mark = updated ? out.yellow("↻") : out.red("✖");
   const what = check.run.fatal ?? problems.join(", ");
   out.line(`${mark} ${name} ${out.dim(`(${tally})`)}: ${what}${updated ? " — accepted" : ""}`);
-  const paint = { " ": out.dim, "-": out.red, "+": out.green, "~": out.yellow, "…": out.dim } as const;
-  for (const line of diffLines(check.steps))
+  const paint = {
+    " ": out.dim,
+    "-": out.red,
+    "+": out.green,
+    "~": out.yellow,
+    "…": out.dim,
+    "@": out.cyan,
+  } as const;
+  for (const line of diffLines(check.steps, check.recording.entries.filter(isInput)))
     out.line(`    ${paint[line.sign](`${line.sign} ${line.text}`.trimEnd())}`);
   for (const error of check.errors) {
     const [first, ...stack] = error.message.split("\n");

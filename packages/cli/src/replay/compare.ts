@@ -30,9 +30,17 @@ function keyOf(entry: RecordedOutput): string {
 }
 
 /** Past this many cells the middle part is not aligned entry by entry (all removed, all added). */
-const maxCells = 4_000_000;
+const maxCells = 2_000_000;
 
-/** Aligns two output sequences (longest common subsequence), equal entries matched in order. */
+/**
+ * How much matching two equal entries is worth: near 1 when they happened at about the same time,
+ * less the further apart they are, never 0. So of the ways to line up equal entries, the diff takes
+ * the one that keeps them near their recorded times ("the second reading now switches the fan on",
+ * not "the first reading now does what the second one did").
+ */
+const closeness = (a: RecordedOutput, b: RecordedOutput) => 1 / (1 + ((a.t - b.t) / 250) ** 2);
+
+/** Aligns two output sequences: equal entries matched in order, the most and closest in time. */
 export function align(recorded: RecordedOutput[], now: RecordedOutput[]): Step[] {
   const a = recorded.map(keyOf);
   const b = now.map(keyOf);
@@ -53,25 +61,27 @@ export function align(recorded: RecordedOutput[], now: RecordedOutput[]): Step[]
     for (let i = start; i < endA; i++) middle.push({ op: "removed", recorded: recorded[i]! });
     for (let j = start; j < endB; j++) middle.push({ op: "added", now: now[j]! });
   } else {
-    // lengths[i][j]: the LCS of a[start+i..endA) and b[start+j..endB).
+    // score[i][j]: the best alignment of a[start+i..endA) with b[start+j..endB).
     const width = m + 1;
-    const lengths = new Uint32Array((n + 1) * width);
+    const score = new Float64Array((n + 1) * width);
+    const match = (i: number, j: number) =>
+      a[start + i] === b[start + j]
+        ? score[(i + 1) * width + j + 1]! + closeness(recorded[start + i]!, now[start + j]!)
+        : -1;
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        lengths[i * width + j] =
-          a[start + i] === b[start + j]
-            ? lengths[(i + 1) * width + j + 1]! + 1
-            : Math.max(lengths[(i + 1) * width + j]!, lengths[i * width + j + 1]!);
+        score[i * width + j] = Math.max(match(i, j), score[(i + 1) * width + j]!, score[i * width + j + 1]!);
       }
     }
     let i = 0;
     let j = 0;
     while (i < n || j < m) {
-      if (i < n && j < m && a[start + i] === b[start + j]) {
+      const here = score[i * width + j]!;
+      if (i < n && j < m && match(i, j) === here) {
         middle.push({ op: "same", recorded: recorded[start + i]!, now: now[start + j]! });
         i++;
         j++;
-      } else if (i < n && (j === m || lengths[(i + 1) * width + j]! >= lengths[i * width + j + 1]!)) {
+      } else if (i < n && (j === m || score[(i + 1) * width + j]! === here)) {
         middle.push({ op: "removed", recorded: recorded[start + i]! });
         i++;
       } else {
@@ -111,15 +121,15 @@ function pairStates(steps: Step[]): Step[] {
       taken.add(match);
       pairs.set(match, add);
     }
-    const paired = new Set(pairs.values());
+    const removedFor = new Map([...pairs].map(([removed, added]) => [added, removed]));
     for (const step of run) {
-      if (paired.has(step)) continue;
-      const add = pairs.get(step);
-      if (add && step.op === "removed" && add.op === "added")
+      if (pairs.has(step)) continue;
+      const removed = removedFor.get(step);
+      if (removed?.op === "removed" && step.op === "added")
         result.push({
           op: "changed",
-          recorded: step.recorded as RecordedOutput & { kind: "state" },
-          now: add.now as RecordedOutput & { kind: "state" },
+          recorded: removed.recorded as RecordedOutput & { kind: "state" },
+          now: step.now as RecordedOutput & { kind: "state" },
         });
       else result.push(step);
     }

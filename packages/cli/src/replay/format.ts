@@ -28,7 +28,7 @@ function describe(entry: RecordedOutput): string {
 
 /** One line of the diff, without colour: its sign and text. */
 export interface DiffLine {
-  sign: " " | "-" | "+" | "~" | "…";
+  sign: " " | "-" | "+" | "~" | "…" | "@";
   text: string;
 }
 
@@ -43,8 +43,24 @@ function lineOf(step: Step): DiffLine {
   };
 }
 
-/** The differences with one matching entry of context either side; "…" where matching entries are left out. */
-export function diffLines(steps: Step[], context = 1): DiffLine[] {
+/** "message {type:"reading",celsius:25} at 1.20 s": an input, heading the differences that follow it. */
+function inputLine(input: RecordingEntry): DiffLine {
+  const what =
+    input.kind === "message"
+      ? `message ${literal(input.message)}`
+      : input.kind === "connect"
+        ? `connect ${input.board} ${input.firmware}`
+        : `disconnect ${literal((input as { reason: string }).reason)}`;
+  return { sign: "@", text: `${what} at ${seconds(input.t)}` };
+}
+
+const timeOf = (step: Step) => (step.op === "removed" ? step.recorded.t : step.now.t);
+
+/**
+ * The differences with one matching entry of context either side; "…" where matching entries are
+ * left out. With the recording's `inputs`, each stretch is headed by the input it followed ("@").
+ */
+export function diffLines(steps: Step[], inputs: RecordingEntry[] = [], context = 1): DiffLine[] {
   const show = steps.map(() => false);
   steps.forEach((step, i) => {
     if (step.op === "same") return;
@@ -52,6 +68,7 @@ export function diffLines(steps: Step[], context = 1): DiffLine[] {
   });
   const lines: DiffLine[] = [];
   let skipped = false;
+  let headed: RecordingEntry | undefined;
   steps.forEach((step, i) => {
     if (!show[i]) {
       skipped = true;
@@ -59,6 +76,9 @@ export function diffLines(steps: Step[], context = 1): DiffLine[] {
     }
     if (skipped && lines.length > 0) lines.push({ sign: "…", text: "" });
     skipped = false;
+    const input = inputs.findLast((e) => e.t <= timeOf(step));
+    if (input && input !== headed) lines.push(inputLine(input));
+    headed = input ?? headed;
     lines.push(lineOf(step));
   });
   return lines;
