@@ -1,3 +1,4 @@
+import type { RecordingEntry } from "@sdk/protocol";
 import type { Step } from "./compare.ts";
 import type { RecordedOutput } from "./engine.ts";
 
