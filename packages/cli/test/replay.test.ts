@@ -257,3 +257,44 @@ test("recording files: the header first, then entries; a wrong line names its nu
   assert.match(wrong(`{"format":"sdk-recording","version":2}\n`), /^bad\.jsonl:1: version: .*header/);
   assert.match(wrong(""), /^bad\.jsonl:1: empty/);
 });
+
+test("timing is shown, not compared: a command recorded at its answer after a state, and a state earlier than recorded, still match", async (t) => {
+  const script = await bundleOf(
+    project(
+      t,
+      `import { DeviceScript } from "@sdk/device";
+export default class Blink extends DeviceScript {
+  onMessage(msg) {
+    this.env.DEVICE.gpioWrite(2, 1);
+    this.env.DEVICE.emitState("on", true);
+    setTimeout(() => this.env.DEVICE.emitState("on", false), 500);
+  }
+}`,
+    ),
+  );
+  const check = await checkRecording(
+    parseRecording(
+      "blink.jsonl",
+      jsonl([
+        { t: 0, kind: "connect", board: "pico_w", firmware: "1.0.0" },
+        { t: 100, kind: "message", message: { type: "go" } },
+        { t: 101, kind: "state", entityId: "on", value: true },
+        {
+          t: 130,
+          kind: "command",
+          command: "gpio_write",
+          args: { pin: 2, value: 1 },
+          result: { ok: true, value: null },
+        },
+        { t: 1100, kind: "state", entityId: "on", value: false },
+      ]),
+    ),
+    script,
+  );
+  assert.equal(check.ok, true, JSON.stringify(check.steps.filter((s) => s.op !== "same")));
+  assert.deepEqual(
+    check.run.timeline.filter((e) => e.kind === "state").map((e) => e.t),
+    [100, 600],
+    "the timer ran at its own time",
+  );
+});

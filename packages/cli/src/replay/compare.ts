@@ -40,15 +40,54 @@ const maxCells = 2_000_000;
  */
 const closeness = (a: RecordedOutput, b: RecordedOutput) => 1 / (1 + ((a.t - b.t) / 250) ** 2);
 
-/** Aligns two output sequences: equal entries matched in order, the most and closest in time. */
+const kinds = ["command", "state", "send"] as const;
+
+/** When a step happened: now, or when it was recorded for what the script no longer does. */
+export const timeOf = (step: Step) => (step.op === "removed" ? step.recorded.t : step.now.t);
+
+/**
+ * Lines up what the script did with what it did when recorded: commands with commands, states with
+ * states, sends with sends, each in order (a recording has a command at the time of its answer, so
+ * a state emitted while it was on its way comes first there and after it in the replay); then all
+ * of it by time.
+ */
 export function align(recorded: RecordedOutput[], now: RecordedOutput[]): Step[] {
+  const steps = kinds.flatMap((kind) =>
+    alignSequence(
+      recorded.filter((e) => e.kind === kind),
+      now.filter((e) => e.kind === kind),
+    ),
+  );
+  return steps
+    .map((step, i) => ({ step, i }))
+    .sort((x, y) => timeOf(x.step) - timeOf(y.step) || x.i - y.i)
+    .map((x) => x.step);
+}
+
+/** What an entry is about: the command, the entity, the message type. */
+function nameOf(entry: RecordedOutput): string {
+  if (entry.kind === "command") return entry.command;
+  if (entry.kind === "state") return entry.entityId;
+  return String(entry.message.type ?? "");
+}
+
+/** Both equal ends of the sequences line up at once when this close in time (ms). */
+const sameTimeMs = 250;
+
+/**
+ * Aligns two sequences of one kind: equal entries matched in order, the most and closest in time;
+ * an entry that took another value (the same command, entity or message type) is a change, worth
+ * half a match.
+ */
+function alignSequence(recorded: RecordedOutput[], now: RecordedOutput[]): Step[] {
   const a = recorded.map(keyOf);
   const b = now.map(keyOf);
+  const near = (i: number, j: number) => a[i] === b[j] && Math.abs(recorded[i]!.t - now[j]!.t) <= sameTimeMs;
   let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  while (start < a.length && start < b.length && near(start, start)) start++;
   let endA = a.length;
   let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+  while (endA > start && endB > start && near(endA - 1, endB - 1)) {
     endA--;
     endB--;
   }
@@ -56,93 +95,49 @@ export function align(recorded: RecordedOutput[], now: RecordedOutput[]): Step[]
   for (let i = 0; i < start; i++) steps.push({ op: "same", recorded: recorded[i]!, now: now[i]! });
   const n = endA - start;
   const m = endB - start;
-  const middle: Step[] = [];
   if (n * m > maxCells) {
-    for (let i = start; i < endA; i++) middle.push({ op: "removed", recorded: recorded[i]! });
-    for (let j = start; j < endB; j++) middle.push({ op: "added", now: now[j]! });
+    for (let i = start; i < endA; i++) steps.push({ op: "removed", recorded: recorded[i]! });
+    for (let j = start; j < endB; j++) steps.push({ op: "added", now: now[j]! });
   } else {
-    // score[i][j]: the best alignment of a[start+i..endA) with b[start+j..endB).
+    // score[i][j]: the best alignment of the rest, recorded[start+i..endA) with now[start+j..endB).
     const width = m + 1;
     const score = new Float64Array((n + 1) * width);
-    const match = (i: number, j: number) =>
-      a[start + i] === b[start + j]
-        ? score[(i + 1) * width + j + 1]! + closeness(recorded[start + i]!, now[start + j]!)
-        : -1;
+    const pair = (i: number, j: number) => {
+      const r = recorded[start + i]!;
+      const w = now[start + j]!;
+      const worth =
+        a[start + i] === b[start + j] ? 1 : nameOf(r) === nameOf(w) && r.kind === w.kind ? 0.5 : 0;
+      return worth === 0 ? -1 : score[(i + 1) * width + j + 1]! + worth * closeness(r, w);
+    };
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        score[i * width + j] = Math.max(match(i, j), score[(i + 1) * width + j]!, score[i * width + j + 1]!);
+        score[i * width + j] = Math.max(pair(i, j), score[(i + 1) * width + j]!, score[i * width + j + 1]!);
       }
     }
     let i = 0;
     let j = 0;
     while (i < n || j < m) {
       const here = score[i * width + j]!;
-      if (i < n && j < m && match(i, j) === here) {
-        middle.push({ op: "same", recorded: recorded[start + i]!, now: now[start + j]! });
+      const r = recorded[start + i];
+      const w = now[start + j];
+      if (r && w && pair(i, j) === here) {
+        if (a[start + i] === b[start + j]) steps.push({ op: "same", recorded: r, now: w });
+        else if (r.kind === "state" && w.kind === "state") steps.push({ op: "changed", recorded: r, now: w });
+        else steps.push({ op: "removed", recorded: r }, { op: "added", now: w });
         i++;
         j++;
-      } else if (i < n && (j === m || score[(i + 1) * width + j]! === here)) {
-        middle.push({ op: "removed", recorded: recorded[start + i]! });
+      } else if (r && (!w || score[(i + 1) * width + j]! === here)) {
+        steps.push({ op: "removed", recorded: r });
         i++;
       } else {
-        middle.push({ op: "added", now: now[start + j]! });
+        steps.push({ op: "added", now: w! });
         j++;
       }
     }
   }
-  steps.push(...pairStates(middle));
   for (let i = endA, j = endB; i < a.length; i++, j++)
     steps.push({ op: "same", recorded: recorded[i]!, now: now[j]! });
   return steps;
-}
-
-/**
- * Within each run of differences, a removed and an added state of the same entity (in order) are
- * one change: "state temperature: recorded 21.5, now 22".
- */
-function pairStates(steps: Step[]): Step[] {
-  const result: Step[] = [];
-  let run: Step[] = [];
-  const flush = () => {
-    const removed = run.filter((s) => s.op === "removed");
-    const pairs = new Map<Step, Step>();
-    const taken = new Set<Step>();
-    for (const add of run) {
-      if (add.op !== "added" || add.now.kind !== "state") continue;
-      const entityId = add.now.entityId;
-      const match = removed.find(
-        (r) =>
-          !taken.has(r) &&
-          r.op === "removed" &&
-          r.recorded.kind === "state" &&
-          r.recorded.entityId === entityId,
-      );
-      if (!match) continue;
-      taken.add(match);
-      pairs.set(match, add);
-    }
-    const removedFor = new Map([...pairs].map(([removed, added]) => [added, removed]));
-    for (const step of run) {
-      if (pairs.has(step)) continue;
-      const removed = removedFor.get(step);
-      if (removed?.op === "removed" && step.op === "added")
-        result.push({
-          op: "changed",
-          recorded: removed.recorded as RecordedOutput & { kind: "state" },
-          now: step.now as RecordedOutput & { kind: "state" },
-        });
-      else result.push(step);
-    }
-    run = [];
-  };
-  for (const step of steps) {
-    if (step.op === "same") {
-      flush();
-      result.push(step);
-    } else run.push(step);
-  }
-  flush();
-  return result;
 }
 
 /** The first line of an error: stacks move when the script changes; the message does not. */

@@ -1,5 +1,5 @@
 import type { RecordingEntry } from "@sdk/protocol";
-import type { Step } from "./compare.ts";
+import { type Step, timeOf } from "./compare.ts";
 import type { RecordedOutput } from "./engine.ts";
 
 const identifier = /^[A-Za-z_$][\w$]*$/;
@@ -54,8 +54,6 @@ function inputLine(input: RecordingEntry): DiffLine {
         : `disconnect ${literal((input as { reason: string }).reason)}`;
   return { sign: "@", text: `${what} at ${seconds(input.t)}` };
 }
-
-const timeOf = (step: Step) => (step.op === "removed" ? step.recorded.t : step.now.t);
 
 /**
  * The differences with one matching entry of context either side; "…" where matching entries are
