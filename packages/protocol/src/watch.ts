@@ -47,6 +47,9 @@ export const StatusEvent = z.object({
   ...base,
   status: ConnectionState,
   reason: z.string().optional(),
+  /** With `online`: the board and firmware the device said hello with. */
+  board: Board.optional(),
+  firmware: z.string().optional(),
 });
 export const LogEvent = z.object({ type: z.literal("log"), ...base, entry: LogEntry });
 export const StateEvent = z.object({

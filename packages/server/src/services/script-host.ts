@@ -162,7 +162,7 @@ export function scriptHostService(deps: {
 
   const hostFor = (projectId: string, sandbox: () => RemoteSandbox | undefined): RemoteHost => ({
     command: (deviceId, type, args) =>
-      link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
+      link.command({ projectId, deviceId }, type, args, "script").catch((error: unknown) => {
         throw error instanceof AppError
           ? { code: error.code, message: error.message }
           : { code: "device_error", message: String(error) };
