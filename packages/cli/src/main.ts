@@ -19,6 +19,7 @@ import { envList, envSet, envUnset } from "./commands/env.ts";
 import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
 import { logs } from "./commands/logs.ts";
+import { record } from "./commands/record.ts";
 import { status } from "./commands/status.ts";
 import { explain, type Globals } from "./context.ts";
 import { CliError, exitCodes, UsageError } from "./errors.ts";
@@ -38,6 +39,7 @@ const commands: Command[] = [
   dev,
   status,
   logs,
+  record,
   envList,
   envSet,
   envUnset,
