@@ -65,6 +65,11 @@ test("watch ?record=true: message, command (with its answer and source), state a
   assert.deepEqual(show.message, { type: "show" });
   assert.deepEqual(send.message, { type: "display_text", text: "shown" });
 
+  // A message a user sends the script over REST is a message event too.
+  await s.client.api.sendDeviceMessage({ params: ids, body: { type: "from_api", n: 2 } });
+  const fromApi = await recorder.inbox.next((m) => m.type === "message" && m.message.type === "from_api");
+  assert.deepEqual(fromApi.message, { type: "from_api", n: 2 });
+
   // A command a user sends over REST is an event too, marked `api`.
   await s.client.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 15 } } });
   const api = await recorder.inbox.next((m) => m.type === "command" && m.source === "api");

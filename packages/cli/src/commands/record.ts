@@ -15,7 +15,7 @@ export const record: Command = {
   name: "record",
   summary: "Record a device's session (events, commands and answers) to a file for sdk test",
   usage: "sdk record --device dev_… FILE [--seconds N] [--force] [--project prj_…] [--json]",
-  details: `Watches the device on the server and writes what happens to FILE as JSON Lines (docs/scripts.md, Recording a session): its connects and disconnects, every message it sends its script, every command the script sends it with the answer, the states the script emits, the messages it sends, and the script's log lines, each with its time. Commands users send (REST, MCP) are left out: a recording keeps what the script did. Start it before the device connects to record from its hello. Stops at Ctrl-C or after --seconds; sdk test replays the recordings under ${recordingsDir}/.`,
+  details: `Watches the device on the server and writes what happens to FILE as JSON Lines (docs/scripts.md, Recording a session): its connects and disconnects, every message for its script (from the device or the API), every command the script sends it with the answer, the states the script emits, the messages it sends, and the script's log lines, each with its time. Commands users send (REST, MCP) are left out: a recording keeps what the script did. Start it before the device connects to record from its hello. Stops at Ctrl-C or after --seconds; sdk test replays the recordings under ${recordingsDir}/.`,
   options: {
     device: { type: "string" },
     seconds: { type: "string" },

@@ -41,6 +41,11 @@ export interface ServerEvents {
     result: CommandOutcomeRecord;
     ms: number;
   };
+  /**
+   * A message for the device's script that did not come from the device: from a user (REST,
+   * dashboard, MCP, a tag message) or Home Assistant (`ha_command`).
+   */
+  "script.message": OfDevice & { message: { type: string } & Record<string, unknown> };
   /** A message the device's script sent it (`this.env.DEVICE.send`). */
   "device.sent": OfDevice & { at: number; message: Record<string, unknown> };
 

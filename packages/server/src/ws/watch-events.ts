@@ -43,6 +43,7 @@ export function toWatchEvent({ type, payload }: DeviceEvent): Unsequenced | unde
 export function toRecordEvent({ type, payload }: DeviceEvent): Unsequenced | undefined {
   switch (type) {
     case "device.message":
+    case "script.message":
       return { type: "message", at: new Date().toISOString(), message: payload.message };
     case "device.command":
       return {
