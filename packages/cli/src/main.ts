@@ -19,6 +19,7 @@ import { envList, envSet, envUnset } from "./commands/env.ts";
 import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
 import { logs } from "./commands/logs.ts";
+import { record } from "./commands/record.ts";
 import { status } from "./commands/status.ts";
 import { test } from "./commands/test.ts";
 import { explain, type Globals } from "./context.ts";
@@ -40,6 +41,7 @@ const commands: Command[] = [
   test,
   status,
   logs,
+  record,
   envList,
   envSet,
   envUnset,

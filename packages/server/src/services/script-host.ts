@@ -79,6 +79,7 @@ export function scriptHostService(deps: {
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
+  const published = publishedTo(bus);
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
@@ -162,7 +163,7 @@ export function scriptHostService(deps: {
 
   const hostFor = (projectId: string, sandbox: () => RemoteSandbox | undefined): RemoteHost => ({
     command: (deviceId, type, args) =>
-      link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
+      link.command({ projectId, deviceId }, type, args, "script").catch((error: unknown) => {
         throw error instanceof AppError
           ? { code: error.code, message: error.message }
           : { code: "device_error", message: String(error) };
@@ -456,10 +457,12 @@ export function scriptHostService(deps: {
         throw new AppError("scripts_busy");
       if (p?.holding) {
         hold(p, device.deviceId, message);
+        published(device, message);
         return;
       }
       const entry = p?.running;
       if (!entry?.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
+      published(device, message);
     },
 
     /** A message from a user (REST, dashboard, MCP): 404 unless they may see the device. */
@@ -512,3 +515,13 @@ export function scriptHostService(deps: {
   };
 }
 export type ScriptHostService = ReturnType<typeof scriptHostService>;
+
+/** A recording (the watch's `?record=true`) keeps the messages the script got from elsewhere than its device. */
+function publishedTo(bus: EventBus) {
+  return (device: DeviceRef, message: Record<string, unknown>) =>
+    void bus.publish("script.message", {
+      projectId: device.projectId,
+      deviceId: device.deviceId,
+      message: message as { type: string } & Record<string, unknown>,
+    });
+}
