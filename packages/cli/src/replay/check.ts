@@ -16,7 +16,7 @@ export interface RecordingCheck {
 
 export async function checkRecording(recording: Recording, script: Script): Promise<RecordingCheck> {
   const run = await replay(recording, script);
-  const steps = align(recording.entries.filter(isOutput), run.timeline.filter(isOutput));
+  const steps = align(recording.entries, run.timeline);
   const differences = steps.filter((s) => s.op !== "same").length;
   const errors = newErrors(recording.entries, run.errors);
   const ok = run.fatal === null && differences === 0 && errors.length === 0 && run.unanswered.length === 0;

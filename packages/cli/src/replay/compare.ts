@@ -32,30 +32,45 @@ function keyOf(entry: RecordedOutput): string {
 /** Past this many cells the middle part is not aligned entry by entry (all removed, all added). */
 const maxCells = 2_000_000;
 
-/**
- * How much matching two equal entries is worth: near 1 when they happened at about the same time,
- * less the further apart they are, never 0. So of the ways to line up equal entries, the diff takes
- * the one that keeps them near their recorded times ("the second reading now switches the fan on",
- * not "the first reading now does what the second one did").
- */
-const closeness = (a: RecordedOutput, b: RecordedOutput) => 1 / (1 + ((a.t - b.t) / 250) ** 2);
-
 const kinds = ["command", "state", "send"] as const;
 
 /** When a step happened: now, or when it was recorded for what the script no longer does. */
 export const timeOf = (step: Step) => (step.op === "removed" ? step.recorded.t : step.now.t);
 
+/** Each output with the number of inputs before it: which connect, message or disconnect it followed. */
+function causes(entries: RecordingEntry[]): {
+  outputs: RecordedOutput[];
+  after: Map<RecordedOutput, number>;
+} {
+  const after = new Map<RecordedOutput, number>();
+  let inputs = 0;
+  for (const entry of entries) {
+    if (isOutput(entry)) after.set(entry, inputs);
+    else if (entry.kind !== "log") inputs++;
+  }
+  return { outputs: [...after.keys()], after };
+}
+
+type Closeness = (recorded: RecordedOutput, now: RecordedOutput) => number;
+
 /**
  * Lines up what the script did with what it did when recorded: commands with commands, states with
  * states, sends with sends, each in order (a recording has a command at the time of its answer, so
  * a state emitted while it was on its way comes first there and after it in the replay); then all
- * of it by time.
+ * of it by time. Of the ways to line up equal entries, the diff takes the one that keeps them with
+ * the input they followed and near their recorded times ("the first reading now switches the fan
+ * on", not "the first reading now does what the second one did").
  */
-export function align(recorded: RecordedOutput[], now: RecordedOutput[]): Step[] {
+export function align(recordedEntries: RecordingEntry[], nowEntries: RecordingEntry[]): Step[] {
+  const recorded = causes(recordedEntries);
+  const now = causes(nowEntries);
+  const closeness: Closeness = (r, w) =>
+    (recorded.after.get(r) === now.after.get(w) ? 1 : 0.3) / (1 + ((r.t - w.t) / 250) ** 2);
   const steps = kinds.flatMap((kind) =>
     alignSequence(
-      recorded.filter((e) => e.kind === kind),
-      now.filter((e) => e.kind === kind),
+      recorded.outputs.filter((e) => e.kind === kind),
+      now.outputs.filter((e) => e.kind === kind),
+      closeness,
     ),
   );
   return steps
@@ -71,18 +86,16 @@ function nameOf(entry: RecordedOutput): string {
   return String(entry.message.type ?? "");
 }
 
-/** Both equal ends of the sequences line up at once when this close in time (ms). */
-const sameTimeMs = 250;
-
 /**
  * Aligns two sequences of one kind: equal entries matched in order, the most and closest in time;
  * an entry that took another value (the same command, entity or message type) is a change, worth
  * half a match.
  */
-function alignSequence(recorded: RecordedOutput[], now: RecordedOutput[]): Step[] {
+function alignSequence(recorded: RecordedOutput[], now: RecordedOutput[], closeness: Closeness): Step[] {
   const a = recorded.map(keyOf);
   const b = now.map(keyOf);
-  const near = (i: number, j: number) => a[i] === b[j] && Math.abs(recorded[i]!.t - now[j]!.t) <= sameTimeMs;
+  // Equal, after the same input and within 250 ms: nothing could line up better.
+  const near = (i: number, j: number) => a[i] === b[j] && closeness(recorded[i]!, now[j]!) >= 0.5;
   let start = 0;
   while (start < a.length && start < b.length && near(start, start)) start++;
   let endA = a.length;
