@@ -1,4 +1,4 @@
-import { align, isOutput, newErrors, type Step } from "./compare.ts";
+import { align, newErrors, type Step } from "./compare.ts";
 import { type ReplayRun, replay, type Script, type ScriptError } from "./engine.ts";
 import { isInput, type Recording, serializeRecording } from "./recording-file.ts";
 
