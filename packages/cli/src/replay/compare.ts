@@ -9,7 +9,7 @@ export type Step =
   /** The same entity got another value. */
   | { op: "changed"; recorded: RecordedOutput & { kind: "state" }; now: RecordedOutput & { kind: "state" } };
 
-export const isOutput = (entry: RecordingEntry): entry is RecordedOutput =>
+const isOutput = (entry: RecordingEntry): entry is RecordedOutput =>
   entry.kind === "command" || entry.kind === "state" || entry.kind === "send";
 
 /** JSON with object keys sorted: equal values give equal text. */
