@@ -4,7 +4,8 @@ import type { RecordedOutput, ScriptError } from "./engine.ts";
 /** One step of the alignment of the recorded outputs with the new ones. */
 export type Step =
   | { op: "same"; recorded: RecordedOutput; now: RecordedOutput }
-  | { op: "removed"; recorded: RecordedOutput }
+  /** `instead`: the replay did this (the `added` step right after) in its place. */
+  | { op: "removed"; recorded: RecordedOutput; instead?: RecordedOutput }
   | { op: "added"; now: RecordedOutput }
   /** The same entity got another value. */
   | { op: "changed"; recorded: RecordedOutput & { kind: "state" }; now: RecordedOutput & { kind: "state" } };
@@ -35,7 +36,8 @@ const maxCells = 2_000_000;
 const kinds = ["command", "state", "send"] as const;
 
 /** When a step happened: now, or when it was recorded for what the script no longer does. */
-export const timeOf = (step: Step) => (step.op === "removed" ? step.recorded.t : step.now.t);
+export const timeOf = (step: Step) =>
+  step.op === "removed" ? (step.instead ?? step.recorded).t : step.now.t;
 
 /** Each output with the number of inputs before it: which connect, message or disconnect it followed. */
 function causes(entries: RecordingEntry[]): {
@@ -136,7 +138,7 @@ function alignSequence(recorded: RecordedOutput[], now: RecordedOutput[], closen
       if (r && w && pair(i, j) === here) {
         if (a[start + i] === b[start + j]) steps.push({ op: "same", recorded: r, now: w });
         else if (r.kind === "state" && w.kind === "state") steps.push({ op: "changed", recorded: r, now: w });
-        else steps.push({ op: "removed", recorded: r }, { op: "added", now: w });
+        else steps.push({ op: "removed", recorded: r, instead: w }, { op: "added", now: w });
         i++;
         j++;
       } else if (r && (!w || score[(i + 1) * width + j]! === here)) {
