@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { docsDirUrl } from "@sdk/docs";
 import type { RecordingEntry } from "@sdk/protocol";
 import { sdk, tempDir } from "./helpers.ts";
 import { jsonl, project } from "./replay-helpers.ts";
@@ -104,7 +105,7 @@ test("sdk test: a file that is not a recording exits 2 naming the line and field
   assert.match(none.stderr, /No recordings in .*test\/recordings/);
 });
 
-test("sdk init's project passes sdk test as generated, with a CI workflow that runs it", async (t) => {
+test("sdk init's project passes sdk test as generated, with a CI workflow; the worked example of docs/scripts.md is what it prints", async (t) => {
   const home = tempDir(t, "sdk-test-home-");
   const work = tempDir(t, "sdk-test-work-");
   const init = await sdk(t, ["init", "lamp", "--no-link"], { home, cwd: work });
@@ -121,16 +122,28 @@ test("sdk init's project passes sdk test as generated, with a CI workflow that r
     /^✔ test\/recordings\/example\.jsonl \(5 inputs, 6 commands, 6 states, 0 sends\)$/m,
   );
 
-  // The template rounds to tenths; rounding to whole degrees shows in the diff.
+  // The worked example of docs/scripts.md: its change to the template, and the output it shows.
+  const doc = fs.readFileSync(new URL("scripts.md", docsDirUrl), "utf8");
+  const block = (mark: string) => {
+    const found = new RegExp(`<!-- sdk test example: ${mark} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\\n\`\`\``).exec(
+      doc,
+    );
+    assert.ok(found, `docs/scripts.md has the sdk test example's ${mark}`);
+    return found[1]!.split("\n");
+  };
+  const side = (lines: string[], sign: string) =>
+    lines
+      .filter((l) => l[0] === sign || l[0] === " ")
+      .map((l) => l.slice(1))
+      .join("\n");
+  const change = block("change");
   const script = path.join(dir, "src", "index.ts");
-  fs.writeFileSync(
-    script,
-    fs.readFileSync(script, "utf8").replace("Math.round(celsius * 10) / 10", "Math.round(celsius)"),
-  );
+  const source = fs.readFileSync(script, "utf8");
+  assert.ok(source.includes(side(change, "-")), "the example's change applies to the template");
+  fs.writeFileSync(script, source.replace(side(change, "-"), side(change, "+")));
   const changed = await sdk(t, ["test"], { home, cwd: dir });
   assert.equal(changed.code, 1);
-  assert.ok(
-    changed.stdout.includes("    ~ state temperature: recorded 21.5, now 21 at 10.00 s\n"),
-    changed.stdout,
-  );
+  const output = block("output");
+  assert.equal(output[0], "$ sdk test");
+  assert.equal(changed.stdout.trimEnd(), output.slice(1).join("\n"));
 });
