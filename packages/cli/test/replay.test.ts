@@ -298,3 +298,34 @@ export default class Blink extends DeviceScript {
     "the timer ran at its own time",
   );
 });
+
+test("a recording that starts mid-session: the instance is created first, its onDeviceConnect is not compared", async (t) => {
+  const script = await bundleOf(
+    project(
+      t,
+      `import { DeviceScript } from "@sdk/device";
+export default class Late extends DeviceScript {
+  async onDeviceConnect() {
+    await this.env.DEVICE.pinMode(2, "output");
+    this.env.DEVICE.emitState("ready", true);
+  }
+  onMessage(msg) { this.env.DEVICE.emitState("last", msg.type); }
+}`,
+    ),
+  );
+  const check = await checkRecording(
+    parseRecording(
+      "late.jsonl",
+      jsonl([
+        { t: 300, kind: "message", message: { type: "ping" } },
+        { t: 301, kind: "state", entityId: "last", value: "ping" },
+      ]),
+    ),
+    script,
+  );
+  assert.equal(check.ok, true, JSON.stringify(check.steps.filter((s) => s.op !== "same")));
+  assert.deepEqual(
+    check.run.timeline.map((e) => e.kind),
+    ["message", "state"],
+  );
+});

@@ -13,7 +13,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The recordings to replay: the files named, else every `test/recordings/*.jsonl`. */
 async function recordingFiles(g: Globals, args: string[]): Promise<string[]> {
-  if (args.length > 0) return args.map((file) => path.resolve(g.dir, file));
+  if (args.length > 0) return args.map((file) => path.resolve(file));
   const dir = path.join(g.dir, recordingsDir);
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const files = names.filter((n) => n.endsWith(".jsonl")).sort();
