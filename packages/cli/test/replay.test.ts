@@ -34,6 +34,21 @@ test("virtual clock: a 1000 ms interval over a 10 s recording emits 10 states at
   // An hour of timers runs without waiting an hour (the test's own timeout would end it).
   const hour = await checkRecording(parseRecording("hour.jsonl", jsonl(session(3600))), script);
   assert.equal(hour.run.timeline.filter((e) => e.kind === "state").length, 3600);
+
+  // Long enough to be compared entry by entry: every tick recorded one higher is one change.
+  const ticks: RecordingEntry[] = Array.from({ length: 2000 }, (_, i) => ({
+    t: (i + 1) * 1000,
+    kind: "state",
+    entityId: "tick",
+    value: i + 2,
+  }));
+  const [connect, disconnect] = session(2000) as [RecordingEntry, RecordingEntry];
+  const shifted = await checkRecording(
+    parseRecording("shifted.jsonl", jsonl([connect, ...ticks, disconnect])),
+    script,
+  );
+  assert.equal(shifted.differences, 2000);
+  assert.ok(shifted.steps.every((s) => s.op === "changed"));
 });
 
 test("commands are answered from the recording: the n-th of a type gets the n-th answer of that type; one more fails with not_recorded", async (t) => {

@@ -9,6 +9,9 @@ import { diffLines, seconds } from "../replay/format.ts";
 import { isInput, parseRecording, type Recording, RecordingFileError } from "../replay/recording-file.ts";
 import { runBuild } from "./build.ts";
 
+/** Diff lines shown per recording. */
+const maxLines = 60;
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The recordings to replay: the files named, else every `test/recordings/*.jsonl`. */
@@ -65,8 +68,13 @@ function report(g: Globals, check: RecordingCheck, name: string, updated: boolea
     "…": out.dim,
     "@": out.cyan,
   } as const;
-  for (const line of diffLines(check.steps, check.recording.entries.filter(isInput)))
+  const lines = diffLines(check.steps, check.recording.entries.filter(isInput));
+  for (const line of lines.slice(0, maxLines))
     out.line(`    ${paint[line.sign](`${line.sign} ${line.text}`.trimEnd())}`);
+  if (lines.length > maxLines)
+    out.line(
+      `    ${out.dim(`… ${lines.length - maxLines} more lines (sdk test --json has every difference)`)}`,
+    );
   for (const error of check.errors) {
     const [first, ...stack] = error.message.split("\n");
     out.line(`    ${out.red(`! script ${error.kind} at ${seconds(error.t)}: ${first}`)}`);

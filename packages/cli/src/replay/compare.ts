@@ -30,7 +30,7 @@ function keyOf(entry: RecordedOutput): string {
   return `send ${canonical(entry.message)}`;
 }
 
-/** Past this many cells the middle part is not aligned entry by entry (all removed, all added). */
+/** Past this many cells the middle parts are compared entry by entry, in order, without a search. */
 const maxCells = 2_000_000;
 
 const kinds = ["command", "state", "send"] as const;
@@ -111,8 +111,18 @@ function alignSequence(recorded: RecordedOutput[], now: RecordedOutput[], closen
   const n = endA - start;
   const m = endB - start;
   if (n * m > maxCells) {
-    for (let i = start; i < endA; i++) steps.push({ op: "removed", recorded: recorded[i]! });
-    for (let j = start; j < endB; j++) steps.push({ op: "added", now: now[j]! });
+    // Too long to search: entry by entry, in order.
+    for (let k = 0; k < Math.max(n, m); k++) {
+      const r = recorded[start + k];
+      const w = now[start + k];
+      if (r && w && a[start + k] === b[start + k]) steps.push({ op: "same", recorded: r, now: w });
+      else if (r && w && r.kind === "state" && w.kind === "state" && r.entityId === w.entityId)
+        steps.push({ op: "changed", recorded: r, now: w });
+      else {
+        if (r) steps.push({ op: "removed", recorded: r, instead: w });
+        if (w) steps.push({ op: "added", now: w });
+      }
+    }
   } else {
     // score[i][j]: the best alignment of the rest, recorded[start+i..endA) with now[start+j..endB).
     const width = m + 1;
