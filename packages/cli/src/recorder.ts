@@ -109,8 +109,10 @@ export class SessionRecorder {
       this.#apiCommands++;
       return;
     }
-    const entry = this.#toEntry(event, this.#t(event.at));
+    // `t` once it is known to be recorded: other events do not move the clock on.
+    const entry = this.#toEntry(event, 0);
     if (!entry) return;
+    entry.t = this.#t(event.at);
     if (entry.kind === "connect") this.#writeHeader(entry.firmware, entry.board);
     this.#entry(entry);
     if (entry.kind === "connect")
