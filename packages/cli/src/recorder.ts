@@ -38,6 +38,8 @@ export interface RecordingSummary {
   apiCommands: number;
   /** Events the server dropped because the watch fell behind, or missed while it reconnected. */
   incomplete: boolean;
+  /** False when the watch never opened: no file was written. */
+  written: boolean;
 }
 
 /**
@@ -107,8 +109,10 @@ export class SessionRecorder {
       this.#apiCommands++;
       return;
     }
-    const entry = this.#toEntry(event, this.#t(event.at));
+    // `t` once it is known to be recorded: other events do not move the clock on.
+    const entry = this.#toEntry(event, 0);
     if (!entry) return;
+    entry.t = this.#t(event.at);
     if (entry.kind === "connect") this.#writeHeader(entry.firmware, entry.board);
     this.#entry(entry);
     if (entry.kind === "connect")
@@ -159,9 +163,10 @@ export class SessionRecorder {
       this.#closed = true;
       if (!this.#header && this.#device)
         this.#writeHeader(this.#device.firmwareVersion ?? "unknown", this.#device.board);
-      if (!this.#header) this.#waiting = []; // no snapshot ever came: nothing is known to write
       this.#clearCount();
       fs.closeSync(this.#fd);
+      // No snapshot ever came (the watch never opened): nothing is known, no file is left.
+      if (!this.#header) fs.rmSync(this.#file, { force: true });
     }
     return {
       file: this.#file,
@@ -170,6 +175,7 @@ export class SessionRecorder {
       seconds: Math.round((performance.now() - this.#startedAt) / 100) / 10,
       apiCommands: this.#apiCommands,
       incomplete: this.#incomplete,
+      written: this.#header !== undefined,
     };
   }
 
@@ -245,6 +251,10 @@ export class SessionRecorder {
 /** The "recorded N entries in X s to FILE" line, and what the recording lacks. */
 export function reportRecording(out: Output, summary: RecordingSummary): void {
   out.result(summary);
+  if (!summary.written) {
+    out.warn(`Nothing was recorded (the device watch never opened): ${summary.file} was not written`);
+    return;
+  }
   out.info(
     `${out.green("✔")} recorded ${summary.entries} entr${summary.entries === 1 ? "y" : "ies"} in ${summary.seconds} s to ${summary.file}`,
   );

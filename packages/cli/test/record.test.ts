@@ -123,6 +123,14 @@ test("sdk record writes the device's session as a recording; refuses an existing
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /No device dev_aaaaaaaaaaaaaaaaaaaa in project/);
   assert.ok(!fs.existsSync(path.join(work, "x.jsonl")), "no file for an unknown device");
+  // --seconds stops it by itself; the device stays offline: a header and no entries.
+  const quiet = path.join(work, "quiet.jsonl");
+  const short = await run(["record", "--device", device.id, quiet, "--seconds", "0.5", "--json"]);
+  assert.equal(short.code, 0, short.stderr);
+  assert.equal(JSON.parse(short.stdout).entries, 0);
+  const lines = fs.readFileSync(quiet, "utf8").trimEnd().split("\n");
+  assert.equal(lines.length, 1);
+  assert.equal(RecordingHeader.parse(JSON.parse(lines[0]!)).device.firmware, header.device.firmware);
   const usage = await sdk(t, ["record", file], { home, cwd: work });
   assert.equal(usage.code, 2);
 });

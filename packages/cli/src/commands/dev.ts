@@ -175,6 +175,10 @@ export const dev: Command = {
         if (deployment.status === "active") {
           liveVersion = deployment.version;
           g.out.info(`${g.out.green("✔")} deployed v${deployment.version}`);
+          if (recorder)
+            g.out.warn(
+              `the recording in ${recordFile} goes on with v${deployment.version}: it now holds more than one version's behaviour (restart sdk dev --record for a clean one)`,
+            );
         } else g.out.info(`${g.out.red(`✖ v${deployment.version} failed to load:`)} ${deployment.error}`);
       };
       await deployOnce();

@@ -95,7 +95,8 @@ export const record: Command = {
       process.once("SIGTERM", stop);
     });
     handle.stop();
-    reportRecording(g.out, recorder.finish());
-    return code;
+    const summary = recorder.finish();
+    reportRecording(g.out, summary);
+    return summary.written ? code : 1;
   },
 };
