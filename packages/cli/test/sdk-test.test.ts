@@ -147,3 +147,19 @@ test("sdk init's project passes sdk test as generated, with a CI workflow; the w
   assert.equal(output[0], "$ sdk test");
   assert.equal(changed.stdout.trimEnd(), output.slice(1).join("\n"));
 });
+
+test("sdk test --env-file gives the script its env vars", async (t) => {
+  const home = tempDir(t, "sdk-test-home-");
+  const script = fan(30).replace("msg.celsius > 30", "msg.celsius > Number(this.env.THRESHOLD ?? 30)");
+  const dir = project(t, script, { "fan.jsonl": jsonl(session) });
+  const run = (args: string[]) => sdk(t, ["test", ...args], { home, cwd: dir });
+  assert.equal((await run([])).code, 0, "no env vars: the default threshold");
+  fs.writeFileSync(path.join(dir, "replay.env"), "# a lower threshold\nTHRESHOLD=20\n");
+  const lower = await run(["--env-file", "replay.env"]);
+  assert.equal(lower.code, 1, lower.stderr);
+  assert.ok(lower.stdout.includes("    ~ state hot: recorded false, now true at 1.20 s\n"), lower.stdout);
+  fs.writeFileSync(path.join(dir, "bad.env"), "threshold 20\n");
+  const bad = await run(["--env-file", "bad.env"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /bad\.env:1: expected NAME=value/);
+});

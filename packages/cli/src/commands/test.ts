@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { recordingsDir } from "@sdk/protocol";
+import { envVarNamePattern, recordingsDir } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import type { Globals } from "../context.ts";
 import { UsageError } from "../errors.ts";
@@ -26,6 +26,24 @@ async function recordingFiles(g: Globals, args: string[]): Promise<string[]> {
       "test",
     );
   return files.map((n) => path.join(dir, n));
+}
+
+/** `NAME=value` lines (blank lines and `#` comments skipped): what `this.env` holds in the replay. */
+async function readEnvFile(file: string): Promise<Record<string, string>> {
+  const text = await fs.readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`Cannot read --env-file ${file}: ${error.code ?? error.message}`, "test");
+  });
+  const env: Record<string, string> = {};
+  for (const [i, raw] of text.split("\n").entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const at = line.indexOf("=");
+    const name = line.slice(0, at).trim();
+    if (at < 1 || !envVarNamePattern.test(name))
+      throw new UsageError(`${file}:${i + 1}: expected NAME=value with NAME like THRESHOLD_C`, "test");
+    env[name] = line.slice(at + 1);
+  }
+  return env;
 }
 
 async function readRecording(file: string, shown: string): Promise<Recording> {
@@ -89,18 +107,20 @@ function report(g: Globals, check: RecordingCheck, name: string, updated: boolea
 export const test: Command = {
   name: "test",
   summary: "Replay the recordings in test/recordings against the script; show where it diverges",
-  usage: "sdk test [FILE.jsonl …] [--update] [--dir <project>] [--json]",
+  usage: "sdk test [FILE.jsonl …] [--update] [--env-file <file>] [--dir <project>] [--json]",
   details: [
     "Builds the project and replays each recorded device session (sdk record, sdk dev --record) in a local sandbox: no server, no board, no network. The recorded events reach the script at their recorded times on a virtual clock (its timers run in order without waiting; Date.now() stays the real time); its commands get the recorded answers (the n-th command of a type the n-th recorded answer of that type; one without an answer fails with not_recorded). The commands, states and sends it makes are compared in order with the recorded ones (kind, name, arguments or value; not timing) and the differences shown as a diff.",
     "Exit codes: 0 every recording matches (or --update accepted the differences), 1 a difference, a script error or a build failure, 2 wrong usage or a file that is not a recording.",
   ].join("\n\n"),
-  options: { update: { type: "boolean" } },
+  options: { update: { type: "boolean" }, "env-file": { type: "string" } },
   optionHelp: [
-    "--update   accept the new behaviour: rewrite the diverging recordings' commands, states, sends and logs (header, inputs and recorded answers are kept)",
+    "--env-file <file>   env vars for the script (this.env.NAME), one NAME=value a line; none without it",
+    "--update            accept the new behaviour: rewrite the diverging recordings' commands, states, sends and logs (header, inputs and recorded answers are kept)",
   ],
   json: true,
   async run({ args, values, g }) {
     const update = Boolean(values.update);
+    const env = values["env-file"] === undefined ? {} : await readEnvFile(values["env-file"] as string);
     const files = await recordingFiles(g, args);
     const shown = (file: string) => path.relative(process.cwd(), file) || file;
     const recordings: Recording[] = [];
@@ -115,7 +135,11 @@ export const test: Command = {
     let failed = 0;
     let accepted = 0;
     for (const [i, recording] of recordings.entries()) {
-      const check = await checkRecording(recording, { bundle: built.bundle, sourceMap: built.sourceMap });
+      const check = await checkRecording(recording, {
+        bundle: built.bundle,
+        sourceMap: built.sourceMap,
+        env,
+      });
       const canUpdate = update && !check.ok && check.run.fatal === null;
       if (canUpdate) {
         await fs.writeFile(files[i]!, acceptedText(check));

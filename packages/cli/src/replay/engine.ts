@@ -29,6 +29,8 @@ export interface ReplayRun {
 export interface Script {
   bundle: string;
   sourceMap?: string;
+  /** The script's env vars (`this.env.NAME`); none by default. */
+  env?: Record<string, string>;
 }
 
 /** The recorded answers of each command type, handed out in order. */
@@ -113,7 +115,7 @@ export async function replay(recording: Recording, script: Script): Promise<Repl
       projectId: header.projectId,
       bundle: script.bundle,
       sourceMap: script.sourceMap,
-      env: {},
+      env: script.env ?? {},
       host,
       limits: { cpuBudgetMs: 0 },
       scheduler: clock,
