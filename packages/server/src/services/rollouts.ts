@@ -168,7 +168,7 @@ export function rolloutsService(deps: {
     const c = h?.canary ?? newHealthCounts();
     promote(
       l,
-      `promoted: ${c.errors + c.timeouts} of ${c.calls} handler calls failed and ${c.commandErrors} of ${c.commands} commands on ${c.devices.size} device${c.devices.size === 1 ? "" : "s"} in ${l.rollout.windowSeconds} s, within the thresholds`,
+      `promoted: within the thresholds for ${l.rollout.windowSeconds} s on ${c.devices.size} device${c.devices.size === 1 ? "" : "s"} (${c.errors + c.timeouts} of ${c.calls} handler calls and ${c.commandErrors} of ${c.commands} commands failed)`,
     ).catch(onError);
   }
 
