@@ -324,6 +324,7 @@ test("usage errors exit 2 with a hint; server errors show code and docs; unreach
     "build",
     "deploy",
     "dev",
+    "test",
     "status",
     "logs",
     "env list",

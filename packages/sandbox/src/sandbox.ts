@@ -16,6 +16,7 @@ import { GuestEntries, installGuestHost } from "./guest-abi.ts";
 import { guestHostFunctions } from "./guest-host.ts";
 import { defaultLimits, type SandboxLimits } from "./limits.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
+import { realScheduler, type Scheduler } from "./scheduler.ts";
 import { SourceMapper } from "./source-map.ts";
 import { DeviceTimers } from "./timers.ts";
 import { ProjectModule } from "./wasm-module.ts";
@@ -41,6 +42,11 @@ export interface LoadOptions {
   onThrottle?: () => void;
   /** `n` delivered messages have run (or were dropped): what back-pressure counts. */
   onDelivered?: (n: number) => void;
+  /**
+   * The clock the scripts' timers (and the CPU budget's waits) run on: Node.js's timers by default;
+   * `sdk test` passes a virtual one. `Date.now()` inside a script stays the real time either way.
+   */
+  scheduler?: Scheduler;
 }
 
 /** An entry that waits for the next budget window. */
@@ -68,9 +74,10 @@ export class ProjectSandbox {
   readonly #onThrottle?: () => void;
   readonly #onDelivered?: (n: number) => void;
   readonly #budget: CpuBudget | null;
+  readonly #scheduler: Scheduler;
   readonly #deferred: Deferred[] = [];
   readonly #deferredTimers = new Set<string>();
-  #drainTimer: NodeJS.Timeout | undefined;
+  #drainTimer: unknown;
   #throttledWindow = false;
   /** CPU time of the last entry, its leftover promise jobs included. */
   #entryCpuMs = 0;
@@ -97,6 +104,7 @@ export class ProjectSandbox {
     this.#onFault = options.onFault;
     this.#onThrottle = options.onThrottle;
     this.#onDelivered = options.onDelivered;
+    this.#scheduler = options.scheduler ?? realScheduler;
     this.#budget = limits.cpuBudgetMs > 0 ? new CpuBudget(limits.cpuBudgetMs) : null;
     this.#env = options.env;
     this.#mapper = new SourceMapper(options.sourceMap);
@@ -165,8 +173,10 @@ export class ProjectSandbox {
     if (this.disposed || this.#devices.has(deviceId)) return;
     this.#devices.set(
       deviceId,
-      new DeviceTimers(this.#limits, (id) =>
-        this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
+      new DeviceTimers(
+        this.#limits,
+        (id) => this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
+        this.#scheduler,
       ),
     );
     if (this.#enter(deviceId, "create", [deviceId, this.projectId, board, JSON.stringify(this.#env)])) {
@@ -198,7 +208,7 @@ export class ProjectSandbox {
 
   /** Stops every timer and frees the module. Instances get no disconnect call. */
   dispose(): void {
-    clearTimeout(this.#drainTimer);
+    if (this.#drainTimer !== undefined) this.#scheduler.clear(this.#drainTimer);
     const waiting = this.#deferred.filter((d) => d.name === "message").length;
     this.#deferred.length = 0;
     this.#deferredTimers.clear();
@@ -376,7 +386,7 @@ export class ProjectSandbox {
         this.#throttledWindow = true;
         this.#onThrottle?.();
       }
-      this.#drainTimer ??= setTimeout(() => this.#drain(), budget.untilNextWindowMs);
+      this.#drainTimer ??= this.#scheduler.setTimeout(() => this.#drain(), budget.untilNextWindowMs);
       return;
     }
     this.#run({ deviceId, name, args });
@@ -407,7 +417,7 @@ export class ProjectSandbox {
     const budget = this.#budget!;
     if (this.disposed || this.#deferred.length === 0) return;
     if (budget.exhausted) {
-      this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
+      this.#drainTimer = this.#scheduler.setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
       return;
     }
     this.#throttledWindow = false;
@@ -420,6 +430,6 @@ export class ProjectSandbox {
       this.#throttledWindow = true;
       this.#onThrottle?.();
     }
-    this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs);
+    this.#drainTimer = this.#scheduler.setTimeout(() => this.#drain(), budget.untilNextWindowMs);
   }
 }

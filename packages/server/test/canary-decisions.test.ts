@@ -92,3 +92,30 @@ test("an earlier deployment can be activated again as a canary", async (t) => {
   await s.logged(s.member, "v1 got m");
   await s.logged(s.other, "v2 got o");
 });
+
+test("during the window, a tagged device that connects runs the canary; env changes reach both versions", async (t) => {
+  const s = await canaryProject(t);
+  const envScript = (name: string) => `import { DeviceScript } from "@sdk/device";
+export default class E extends DeviceScript {
+  onDeviceConnect() { console.log("${name} up"); }
+  onMessage(msg) { console.log("${name} sees " + this.env.COLOR); }
+}`;
+  assert.equal((await s.deployWith(envScript("e1"))).status, "active");
+  await s.logged(s.other, "e1 up");
+  const late = await s.addDevice("late");
+  await s.client.api.addDeviceTags({ params: late.ids, body: { tags: ["canary"] } });
+  const d = await s.deployWith(envScript("e2"), { canary: { tag: "canary" }, windowSeconds: 3600 });
+  assert.equal(d.status, "canary");
+  assert.deepEqual(d.rollout?.devices, [s.member.device.id, late.device.id].sort());
+  late.sim.start();
+  await late.sim.waitFor("connected");
+  await s.logged(late, "e2 up");
+
+  await s.client.api.setEnvVar({ params: { projectId: s.projectId, name: "COLOR" }, body: { value: "red" } });
+  await s.send(late, "m");
+  await s.send(s.other, "o");
+  await s.logged(late, "e2 sees red");
+  await s.logged(s.other, "e1 sees red");
+  const during = await s.deployment(d.id);
+  assert.equal(during.rollout?.health.canary.devices, 2);
+});

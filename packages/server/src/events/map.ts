@@ -1,4 +1,4 @@
-import type { Board, LogEntry, PinState, Role } from "@sdk/protocol";
+import type { Board, CommandOutcomeRecord, LogEntry, PinState, Role } from "@sdk/protocol";
 
 /** A device's identity on every device event: a per-device subscription routes on `deviceId`. */
 interface OfDevice {
@@ -29,6 +29,25 @@ export interface ServerEvents {
   "script.failed": OfDevice & { at: number; kind: "error" | "timeout" };
   /** A device message for its script (`onMessage`): gpio_change, uart_rx and custom types. */
   "device.message": OfDevice & { message: { type: string } & Record<string, unknown> };
+  /**
+   * A command sent to the device and its outcome, published when the outcome is known (`at`); it was
+   * sent `ms` earlier. `source`: the device's script, or a user (REST, MCP, tag actions).
+   */
+  "device.command": OfDevice & {
+    at: number;
+    source: "script" | "api";
+    command: string;
+    args: Record<string, unknown>;
+    result: CommandOutcomeRecord;
+    ms: number;
+  };
+  /**
+   * A message for the device's script that did not come from the device: from a user (REST,
+   * dashboard, MCP, a tag message) or Home Assistant (`ha_command`).
+   */
+  "script.message": OfDevice & { message: { type: string } & Record<string, unknown> };
+  /** A message the device's script sent it (`this.env.DEVICE.send`). */
+  "device.sent": OfDevice & { at: number; message: Record<string, unknown> };
 
   // ── devices ──────────────────────────────────────────────────────────────────────────────────
   /** `tags`: when it was created with some (bulk provisioning). */

@@ -97,6 +97,7 @@ export function deploymentsService(deps: {
     watch?: { rollback: boolean },
   ): Promise<DeploymentRow> {
     let activatedAt = 0;
+    if (watch) rollouts.refuseDuringCanary(projectId);
     const previousId = (await repos.deployments.active(projectId))?.id ?? null;
     const check = watch && rollouts.beginWatch(projectId, row.id, watch.rollback);
     try {
@@ -257,10 +258,15 @@ export function deploymentsService(deps: {
                   members,
                 )
               : await goLive(principal, projectId, row, { rollback: options.rollback ?? true });
+        } catch (error) {
+          // A canary started by another request while this one uploaded: none is left pending.
+          if (error instanceof AppError && error.code === "rollout_in_progress")
+            await repos.deployments.markFailed(row.id, `not deployed: ${error.message}`);
+          throw error;
         } finally {
           await prune(projectId).catch(onError);
         }
-        if (result.status === "failed") throttle.failed(projectId);
+        if (result.status === "failed" || result.status === "rolled_back") throttle.failed(projectId);
         else throttle.succeeded(projectId);
         return view(result);
       } finally {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { type Board, deviceCloseCodes, restartCloseReason } from "@sdk/protocol";
+import { type Board, type CommandOutcomeRecord, deviceCloseCodes, restartCloseReason } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { Unsubscribe } from "../events/bus.ts";
 import { hashSecret } from "../lib/tokens.ts";
@@ -141,19 +141,46 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     /** False once the server stops: a device that dials now is turned away (it retries). */
     accepting: () => !stopping,
 
-    /** Sends a command to a connected device and resolves with its result. */
-    /** `board` is the registered board when the caller knows it; else the live connection's. */
+    /**
+     * Sends a command to a connected device and resolves with its result. `board` is the registered
+     * board when the caller knows it; else the live connection's. `source` says who sent it, for the
+     * `device.command` event (a recording keeps the script's commands).
+     */
     async command(
       device: DeviceRef & { board?: Board },
       type: string,
       args: Record<string, unknown>,
+      source: "script" | "api" = "api",
     ): Promise<unknown> {
       const found = registry.get(device.deviceId);
       const connection = found?.projectId === device.projectId ? found : undefined;
       const command = validateCommand(device.board ?? connection?.board, type, args);
       if (!connection) throw new AppError("device_offline");
-      const result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
+      const started = performance.now();
+      const sent = (result: CommandOutcomeRecord) =>
+        void bus.publish("device.command", {
+          projectId: device.projectId,
+          deviceId: device.deviceId,
+          at: deps.clock.now(),
+          source,
+          command: command.type,
+          args: command.args,
+          result,
+          ms: Math.round(performance.now() - started),
+        });
+      let result: unknown;
+      try {
+        result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
+      } catch (error) {
+        sent(
+          error instanceof AppError
+            ? { ok: false, code: error.code, message: error.message }
+            : { ok: false, code: "device_error", message: String(error) },
+        );
+        throw error;
+      }
       deps.pins.recordCommand(device, command.type, command.args, result);
+      sent({ ok: true, value: result ?? null });
       return result;
     },
 
@@ -174,6 +201,12 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         );
       }
       connection.send(message);
+      void bus.publish("device.sent", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
+        at: deps.clock.now(),
+        message,
+      });
     },
 
     /**

@@ -94,6 +94,15 @@ export function rolloutsService(deps: {
       await scripts.activate(l.projectId, previousId, () =>
         repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, previousId),
       );
+      // The previous version is live again (Home Assistant's entities follow it).
+      const previous = await repos.deployments.active(l.projectId);
+      if (previous?.id === previousId)
+        await bus.publish("deployment.activated", {
+          actorId: l.actorId,
+          projectId: l.projectId,
+          deploymentId: previousId,
+          version: previous.version,
+        });
     }
     await bus.publish("deployment.rolled_back", {
       actorId: l.actorId,
@@ -159,7 +168,7 @@ export function rolloutsService(deps: {
     const c = h?.canary ?? newHealthCounts();
     promote(
       l,
-      `promoted: ${c.errors + c.timeouts} of ${c.calls} handler calls failed and ${c.commandErrors} of ${c.commands} commands on ${c.devices.size} device${c.devices.size === 1 ? "" : "s"} in ${l.rollout.windowSeconds} s, within the thresholds`,
+      `promoted: within the thresholds for ${l.rollout.windowSeconds} s on ${c.devices.size} device${c.devices.size === 1 ? "" : "s"} (${c.errors + c.timeouts} of ${c.calls} handler calls and ${c.commandErrors} of ${c.commands} commands failed)`,
     ).catch(onError);
   }
 
@@ -244,28 +253,27 @@ export function rolloutsService(deps: {
     ): Promise<DeploymentRow> {
       this.refuseDuringCanary(projectId);
       endWatch(projectId);
-      const stable = await repos.deployments.active(projectId);
       const windowSeconds = options.windowSeconds ?? deps.windowSeconds;
-      const rollout = rolloutOf(
-        "canary",
-        options.canary,
-        [...members].sort(),
-        stable?.id ?? null,
-        windowSeconds,
-        options.rollback ?? true,
-      );
+      const target = options.canary;
+      const rollback = options.rollback ?? true;
+      // Taken before any await: a second canary started meanwhile is refused.
       const l: Live = {
         projectId,
         deploymentId: row.id,
         version: row.version,
         actorId: principal.user.id,
-        rollout,
-        previousId: stable?.id ?? null,
+        rollout: rolloutOf("canary", target, [...members].sort(), null, windowSeconds, rollback),
+        previousId: null,
         busy: true,
       };
       live.set(projectId, l);
-      scripts.watchHealth(projectId, row.id, stable?.id ?? null, members);
+      let rollout = l.rollout;
       try {
+        const stableId = (await repos.deployments.active(projectId))?.id ?? null;
+        rollout = { ...rollout, stableDeploymentId: stableId };
+        l.rollout = rollout;
+        l.previousId = stableId;
+        scripts.watchHealth(projectId, row.id, stableId, members);
         await scripts.startCanary(projectId, row.id, members);
       } catch (error) {
         live.delete(projectId);

@@ -22,6 +22,26 @@ export const isMember = (p: CanaryState | undefined, deviceId: string): boolean 
 export const sandboxOf = (p: CanaryState | undefined, deviceId: string): RemoteSandbox | undefined =>
   isMember(p, deviceId) ? p!.canary!.sandbox : p?.running?.sandbox;
 
+/** Counts a device's disconnect on its side while a rollout watches; false when none does. */
+export function countDisconnect(p: CanaryState | undefined, deviceId: string): boolean {
+  const side = deviceSide(p, deviceId);
+  if (side) side.disconnects++;
+  return side !== undefined;
+}
+
+/** Attaches the connected devices, a canary's members excepted, to a (stable) sandbox. */
+export function attachStable(
+  p: CanaryState | undefined,
+  devices: Map<string, Board> | undefined,
+  to: RemoteSandbox,
+) {
+  for (const [deviceId, board] of devices ?? []) if (!isMember(p, deviceId)) to.attach(deviceId, board);
+}
+
+/** Some connected device runs the stable deployment (is not a canary's member). */
+export const anyStable = (p: CanaryState | undefined, devices: Map<string, Board> | undefined): boolean =>
+  [...(devices?.keys() ?? [])].some((deviceId) => !isMember(p, deviceId));
+
 /** The health side a device counts on while a rollout watches: the canary's members, or the rest. */
 export const deviceSide = (p: CanaryState | undefined, deviceId: string): HealthCounts | undefined =>
   p?.health && (isMember(p, deviceId) && p.health.canaryId ? p.health.canary : p.health.stable);
@@ -148,6 +168,9 @@ export function canaryOperations(ctx: CanaryHostContext) {
         else await ctx.start(projectId);
       });
     },
+
+    /** The devices connected to this server's scripts now. */
+    connectedDevices: (projectId: string): string[] => [...(ctx.connected(projectId)?.keys() ?? [])],
 
     /** The deployment a project's canary runs, or null. */
     canaryDeployment: (projectId: string): string | null =>

@@ -12,9 +12,12 @@ import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./
 import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
 import {
+  anyStable,
+  attachStable,
   type CanaryState,
   CrashLoopError,
   canaryOperations,
+  countDisconnect,
   deviceSide,
   isMember,
   sandboxOf,
@@ -84,6 +87,7 @@ export function scriptHostService(deps: {
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
+  const published = publishedTo(bus);
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
@@ -181,7 +185,7 @@ export function scriptHostService(deps: {
   ): RemoteHost => ({
     command: (deviceId, type, args) => {
       count(projectId, deploymentId, (h) => h.commands++, false);
-      return link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
+      return link.command({ projectId, deviceId }, type, args, "script").catch((error: unknown) => {
         count(projectId, deploymentId, (h) => h.commandErrors++);
         throw error instanceof AppError
           ? { code: error.code, message: error.message }
@@ -292,16 +296,9 @@ export function scriptHostService(deps: {
     return loaded;
   }
 
-  /** Attaches the project's connected devices, a canary's members excepted, to a (stable) sandbox. */
-  function attachAll(projectId: string, sandbox: RemoteSandbox) {
-    const p = projects.get(projectId);
-    for (const [deviceId, board] of connected.get(projectId) ?? [])
-      if (!isMember(p, deviceId)) sandbox.attach(deviceId, board);
-  }
-
-  /** Connected devices that run the stable deployment (not a canary's members). */
-  const stableConnected = (projectId: string, p: ProjectScripts): boolean =>
-    [...(connected.get(projectId)?.keys() ?? [])].some((deviceId) => !isMember(p, deviceId));
+  const attachAll = (projectId: string, sandbox: RemoteSandbox) =>
+    attachStable(projects.get(projectId), connected.get(projectId), sandbox);
+  const stableConnected = (projectId: string, p: ProjectScripts) => anyStable(p, connected.get(projectId));
 
   /** Starts the live deployment for the connected devices (inside `serial`). */
   async function start(projectId: string, p: ProjectScripts): Promise<void> {
@@ -399,11 +396,7 @@ export function scriptHostService(deps: {
     const entry = p?.running;
     entry?.sandbox.detach(device.deviceId);
     p?.canary?.sandbox.detach(device.deviceId);
-    const side = deviceSide(p, device.deviceId);
-    if (side) {
-      side.disconnects++;
-      hooks?.changed(device.projectId);
-    }
+    if (countDisconnect(p, device.deviceId)) hooks?.changed(device.projectId);
     if (devices && devices.size === 0) {
       connected.delete(device.projectId);
       // No device left: free the project's memory until one connects again.
@@ -422,9 +415,6 @@ export function scriptHostService(deps: {
     setRolloutHooks(next: RolloutHooks): void {
       hooks = next;
     },
-
-    /** Whether a device is connected (to this server's scripts) now. */
-    connectedDevices: (projectId: string): string[] => [...(connected.get(projectId)?.keys() ?? [])],
 
     start(): void {
       stopped = false;
@@ -540,9 +530,11 @@ export function scriptHostService(deps: {
         throw new AppError("scripts_busy");
       if (p?.holding) {
         hold(p, device.deviceId, message);
+        published(device, message);
         return;
       }
       if (!sandboxOf(p, device.deviceId)?.deliver(device.deviceId, message)) throw new AppError("no_script");
+      published(device, message);
     },
 
     /** A message from a user (REST, dashboard, MCP): 404 unless they may see the device. */
@@ -596,3 +588,13 @@ export function scriptHostService(deps: {
   };
 }
 export type ScriptHostService = ReturnType<typeof scriptHostService>;
+
+/** A recording (the watch's `?record=true`) keeps the messages the script got from elsewhere than its device. */
+function publishedTo(bus: EventBus) {
+  return (device: DeviceRef, message: Record<string, unknown>) =>
+    void bus.publish("script.message", {
+      projectId: device.projectId,
+      deviceId: device.deviceId,
+      message: message as { type: string } & Record<string, unknown>,
+    });
+}

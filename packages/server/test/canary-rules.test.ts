@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { canaryVerdict, crashLoop } from "../src/services/rollout-rules.ts";
+import { type HealthCounts, type HealthWatch, newHealthCounts } from "../src/services/script-health.ts";
+
+const side = (counts: Partial<Omit<HealthCounts, "devices">>, devices = 1): HealthCounts => ({
+  ...newHealthCounts(),
+  ...counts,
+  devices: new Set(Array.from({ length: devices }, (_, i) => `dev_${i}`)),
+});
+const watch = (canary: HealthCounts, stable: HealthCounts): HealthWatch => ({
+  canaryId: "dep_c",
+  stableId: "dep_s",
+  canary,
+  stable,
+});
+
+test("within the thresholds: no verdict", () => {
+  assert.equal(canaryVerdict(watch(side({ calls: 100, errors: 2 }), side({ calls: 100 }))), null);
+  assert.equal(canaryVerdict(watch(side({ calls: 10, errors: 2 }), side({ calls: 10, errors: 2 }))), null);
+  assert.equal(
+    canaryVerdict(watch(side({ calls: 10, errors: 3 }), side({ calls: 10, errors: 3 }))),
+    null,
+    "no worse than the stable version",
+  );
+});
+
+test("failure rate over the stable rate + 5 points with at least 3 failures", () => {
+  assert.equal(
+    canaryVerdict(watch(side({ calls: 12, errors: 10, timeouts: 2 }), side({ calls: 40 }))),
+    "rolled back: 12 of 12 handler calls failed (100 %) against 0 of 40 (0 %) on the stable version",
+  );
+});
+
+test("every onDeviceConnect threw", () => {
+  assert.equal(crashLoop(side({ connects: 0 })), null);
+  assert.equal(crashLoop(side({ connects: 2, connectErrors: 1 })), null);
+  assert.equal(crashLoop(side({ connects: 2, connectErrors: 2 })), "every onDeviceConnect threw (2 of 2)");
+  assert.match(
+    canaryVerdict(watch(side({ calls: 1, errors: 1, connects: 1, connectErrors: 1 }), side({})))!,
+    /^rolled back: every onDeviceConnect threw \(1 of 1\) on the canary's devices$/,
+  );
+});
+
+test("command error rate over the stable rate + 10 points with at least 3 command errors", () => {
+  assert.equal(canaryVerdict(watch(side({ commands: 10, commandErrors: 2 }), side({ commands: 10 }))), null);
+  assert.equal(
+    canaryVerdict(watch(side({ commands: 10, commandErrors: 3 }), side({ commands: 10 }))),
+    "rolled back: 3 of 10 commands failed (30 %) against 0 of 10 (0 %) on the stable version",
+  );
+});
+
+test("disconnect share over the stable share + 25 points", () => {
+  assert.equal(
+    canaryVerdict(watch(side({ disconnects: 1 }, 4), side({ disconnects: 0 }, 4))),
+    null,
+    "1 of 4 is 25 points, not over",
+  );
+  assert.equal(
+    canaryVerdict(watch(side({ disconnects: 1 }, 2), side({ disconnects: 0 }, 8))),
+    "rolled back: 1 disconnect of 2 canary devices (50 %) against 0 of 8 (0 %) on the stable version",
+  );
+});
