@@ -114,6 +114,8 @@ test("sdk init's project passes sdk test as generated, with a CI workflow; the w
   const dir = path.join(work, "lamp");
   const workflow = fs.readFileSync(path.join(dir, ".github", "workflows", "sdk-test.yml"), "utf8");
   assert.match(workflow, /run: sdk test/);
+  const cliVersion = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+  assert.ok(workflow.includes(`run: npm install -g @sdk/cli@${cliVersion}\n`), workflow);
 
   const result = await sdk(t, ["test"], { home, cwd: dir });
   assert.equal(result.code, 0, result.stdout + result.stderr);
