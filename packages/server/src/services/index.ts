@@ -97,6 +97,7 @@ export function createServices({
     env: envVars,
     limits: config.scripts,
     docsBaseUrl: serverUrl,
+    clock,
     onError,
   });
   const auth = authService({
