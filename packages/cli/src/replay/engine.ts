@@ -77,6 +77,16 @@ class Answers {
   }
 }
 
+/** The recording's seed for `Math.random()` in the replay: FNV-1a of its start and device. */
+function seedOf(recording: Recording): number {
+  let hash = 0x811c9dc5;
+  for (const c of `${recording.header.recordedAt}\0${recording.header.device.id}`) {
+    hash ^= c.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
 const ordinal = (n: number) => {
   const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
   return `${n}${suffix}`;
@@ -85,7 +95,8 @@ const ordinal = (n: number) => {
 /**
  * Replays a recording against a script in the local sandbox: its inputs at their `t` on a virtual
  * clock, the script's timers in order between them and up to `graceMs` after the last entry,
- * commands answered from the recording. No server, no board.
+ * commands answered from the recording; `Date` reads `recordedAt` plus the virtual clock and
+ * `Math.random()` is seeded from the header. No server, no board.
  */
 export async function replay(
   recording: Recording,
@@ -96,6 +107,7 @@ export async function replay(
   const inputs = entries.filter(isInput);
   const deviceId = header.device.id;
   const clock = new VirtualClock({ fireBudget: options.fireBudget });
+  const startedAt = Number.isFinite(Date.parse(header.recordedAt)) ? Date.parse(header.recordedAt) : 0;
   const answers = new Answers(entries);
   const run: ReplayRun = { timeline: [], errors: [], unanswered: [], fatal: null };
   if (inputs.length === 0) {
@@ -147,6 +159,8 @@ export async function replay(
       host,
       limits: { cpuBudgetMs: 0 },
       scheduler: clock,
+      // The recording's time on the virtual clock, and a seed of its own: the same values every run.
+      time: { now: () => startedAt + clock.now, seed: seedOf(recording) },
       onFault: (reason) => {
         run.fatal = `the sandbox stopped the script: ${reason}`;
       },
