@@ -236,6 +236,18 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     },
 
     /**
+     * A message for a device's script from elsewhere than the device (the API, a tag, Home
+     * Assistant): a `script.message` event, which a recording (the watch's `?record=true`) keeps.
+     */
+    publishScriptMessage: (device: DeviceRef, message: Record<string, unknown>): void =>
+      void bus.publish("script.message", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
+        at: deps.clock.now(),
+        message: message as { type: string } & Record<string, unknown>,
+      }),
+
+    /**
      * At boot: devices the database still has online lost their connection when the server stopped
      * without closing it; their logs say so (a clean stop already logged `serverStoppingLine`).
      */

@@ -97,7 +97,6 @@ export function createServices({
     env: envVars,
     limits: config.scripts,
     docsBaseUrl: serverUrl,
-    clock,
     onError,
   });
   const auth = authService({

@@ -2,7 +2,6 @@ import type { Board, LogLevel } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus, Unsubscribe } from "../events/bus.ts";
-import type { Clock } from "../lib/clock.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { LogCollapser } from "../scripts/log-collapser.ts";
 import { type RemoteHost, type RemoteSandbox, scriptPool } from "../scripts/pool.ts";
@@ -77,12 +76,10 @@ export function scriptHostService(deps: {
   };
   /** The server's base URL, for absolute `SdkError.docs` in scripts (read when a sandbox loads). */
   docsBaseUrl: () => string;
-  /** When a message reached the script (`script.message`'s `at`). */
-  clock: Clock;
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
-  const published = publishedTo(bus, deps.clock);
+  const published = link.publishScriptMessage;
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
@@ -518,14 +515,3 @@ export function scriptHostService(deps: {
   };
 }
 export type ScriptHostService = ReturnType<typeof scriptHostService>;
-
-/** A recording (the watch's `?record=true`) keeps the messages the script got from elsewhere than its device. */
-function publishedTo(bus: EventBus, clock: Clock) {
-  return (device: DeviceRef, message: Record<string, unknown>) =>
-    void bus.publish("script.message", {
-      projectId: device.projectId,
-      deviceId: device.deviceId,
-      at: clock.now(),
-      message: message as { type: string } & Record<string, unknown>,
-    });
-}
