@@ -418,7 +418,7 @@ test("a recording without device inputs fails with a clear message", async (t) =
   assert.equal(check.ok, false);
   assert.equal(
     check.run.fatal,
-    "outputs.jsonl has no device inputs (connect, message, disconnect): nothing to replay",
+    "the recording has no device inputs (connect, message, disconnect): nothing to replay",
   );
 });
 

@@ -111,7 +111,7 @@ export async function replay(
   const answers = new Answers(entries);
   const run: ReplayRun = { timeline: [], errors: [], unanswered: [], fatal: null };
   if (inputs.length === 0) {
-    run.fatal = `${recording.file} has no device inputs (connect, message, disconnect): nothing to replay`;
+    run.fatal = "the recording has no device inputs (connect, message, disconnect): nothing to replay";
     return run;
   }
   /** While the script connects a device whose recording started mid-session: nothing is compared. */
