@@ -64,6 +64,10 @@ export class SessionRecorder {
   #entries = 0;
   #apiCommands = 0;
   #incomplete = false;
+  /** The device's connection as the recording last saw it. */
+  #online = false;
+  /** Its firmware then: another after a reconnect means it reconnected in between. */
+  #firmware: string | null = null;
   #closed = false;
   #drawn = false;
   readonly #progress: boolean;
@@ -115,6 +119,8 @@ export class SessionRecorder {
     entry.t = this.#t(event.at);
     if (entry.kind === "connect") this.#writeHeader(entry.firmware, entry.board);
     this.#entry(entry);
+    this.#online = entry.kind === "connect" ? true : entry.kind === "disconnect" ? false : this.#online;
+    if (entry.kind === "connect") this.#firmware = entry.firmware;
     if (entry.kind === "connect")
       this.#note(`${this.#out.green("●")} device connected (${entry.board}, firmware ${entry.firmware})`);
     if (entry.kind === "disconnect")
@@ -180,9 +186,14 @@ export class SessionRecorder {
   }
 
   #snapshot(device: Device, at: string): void {
-    if (this.#start !== undefined) return; // after a reconnect: the recording goes on
+    if (this.#start !== undefined) {
+      this.#resumed(device, at);
+      return;
+    }
     this.#device = device;
     this.#start = Date.parse(at);
+    this.#online = device.status === "online";
+    this.#firmware = device.firmwareVersion;
     if (device.status === "online") {
       this.#writeHeader(device.firmwareVersion ?? "unknown", device.board);
       this.#note(
@@ -194,6 +205,31 @@ export class SessionRecorder {
     } else {
       this.#note(this.#out.dim("waiting for the device to connect…"));
     }
+  }
+
+  /**
+   * The snapshot after the watch reconnected: when the device's connection changed in the gap (it
+   * went offline, came online, or came back with other firmware), a disconnect and/or a connect at
+   * the snapshot's time stand for what was missed. The recording is marked incomplete already.
+   */
+  #resumed(device: Device, at: string): void {
+    const online = device.status === "online";
+    const firmware = device.firmwareVersion ?? "unknown";
+    const reconnected = online && this.#online && device.firmwareVersion !== this.#firmware;
+    if (online === this.#online && !reconnected) return;
+    const t = this.#t(at);
+    const missed = "missed while the watch reconnected";
+    if (this.#online) {
+      this.#entry({ t, kind: "disconnect", reason: `offline (${missed})` });
+      this.#note(`${this.#out.yellow("○")} the device disconnected (${missed})`, true);
+    }
+    if (online) {
+      this.#writeHeader(firmware, device.board);
+      this.#entry({ t, kind: "connect", board: device.board, firmware });
+      this.#note(`${this.#out.green("●")} the device connected (${missed}), firmware ${firmware}`, true);
+    }
+    this.#online = online;
+    this.#firmware = device.firmwareVersion;
   }
 
   /** Milliseconds since the start on the server's clock, never going back. */
@@ -264,5 +300,8 @@ export function reportRecording(out: Output, summary: RecordingSummary): void {
         `${summary.apiCommands} command${summary.apiCommands === 1 ? "" : "s"} sent by users (REST, MCP) ${summary.apiCommands === 1 ? "is" : "are"} not in the recording: it keeps what the script did`,
       ),
     );
-  if (summary.incomplete) out.warn("events were missed while recording: the recording is incomplete");
+  if (summary.incomplete)
+    out.warn(
+      `${summary.file} is incomplete: events were missed while recording (the watch fell behind or reconnected). sdk test replays it as it is; record again for a complete session.`,
+    );
 }

@@ -1,7 +1,13 @@
+import fs from "node:fs";
 import { projectTsconfig } from "@sdk/build";
 import { recordingsDir } from "@sdk/protocol";
 import { adc, type Board, boards } from "@sdk/protocol/hardware";
 import { exampleRecording } from "./example-recording.ts";
+
+/** This CLI's version: the CI workflow installs the same one, so CI replays as this machine does. */
+const cliVersion: string = JSON.parse(
+  fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+).version;
 
 /** The files `sdk init` writes. Each is a function of the project's name, board and id. */
 export interface TemplateInput {
@@ -146,7 +152,7 @@ jobs:
       - uses: actions/setup-node@v4
         with:
           node-version: 24
-      - run: npm install -g @sdk/cli
+      - run: npm install -g @sdk/cli@${cliVersion}
       - run: sdk test
 `,
 };

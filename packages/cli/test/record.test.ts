@@ -5,10 +5,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { RecordingEntry, RecordingHeader } from "@sdk/protocol";
+import { type Device, RecordingEntry, RecordingHeader, type WatchEvent } from "@sdk/protocol";
 import { SimulatedDevice } from "@sdk/simulator";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
-import { sdk, sdkLive, signedInProject } from "./helpers.ts";
+import { Output } from "../src/output.ts";
+import { openRecordingFile, reportRecording, SessionRecorder } from "../src/recorder.ts";
+import { sdk, sdkLive, signedInProject, tempDir } from "./helpers.ts";
 
 const script = `
 import { DeviceScript, GP26 } from "@sdk/device";
@@ -133,4 +135,94 @@ test("sdk record writes the device's session as a recording; refuses an existing
   assert.equal(RecordingHeader.parse(JSON.parse(lines[0]!)).device.firmware, header.device.firmware);
   const usage = await sdk(t, ["record", file], { home, cwd: work });
   assert.equal(usage.code, 2);
+});
+
+/** An Output whose notices are kept, not printed. */
+class Captured extends Output {
+  readonly notices: string[] = [];
+  constructor() {
+    super({ json: false, env: { NO_COLOR: "1" } });
+  }
+  override info(text: string): void {
+    this.notices.push(text);
+  }
+}
+
+test("after the watch reconnects, a device that went offline or came back in the gap gets a disconnect/connect at the snapshot's time; the recording is incomplete", (t) => {
+  const dir = tempDir(t, "sdk-record-gap-");
+  const file = path.join(dir, "gap.jsonl");
+  const out = new Captured();
+  const recorder = new SessionRecorder(openRecordingFile(file, false), {
+    file,
+    out,
+    projectId: "prj_test",
+    deploymentVersion: null,
+  });
+  const device: Device = {
+    id: "dev_test",
+    projectId: "prj_test",
+    name: "bench",
+    board: "pico_w",
+    status: "offline",
+    lastSeenAt: null,
+    firmwareVersion: "1.0.0",
+    firmwareUpdate: null,
+    createdAt: "2026-11-24T06:00:00.000Z",
+    updatedAt: "2026-11-24T06:00:00.000Z",
+    tags: [],
+  };
+  const at = (ms: number) => new Date(Date.parse("2026-11-24T06:00:00.000Z") + ms).toISOString();
+  let seq = 0;
+  const snapshot = (ms: number, over: Partial<Device>): WatchEvent =>
+    ({ type: "snapshot", seq: ++seq, at: at(ms), device: { ...device, ...over } }) as WatchEvent;
+  recorder.handle(snapshot(0, {}));
+  recorder.handle({
+    type: "status",
+    seq: ++seq,
+    at: at(100),
+    status: "online",
+    board: "pico_w",
+    firmware: "1.0.0",
+  });
+  // The watch drops; the device goes offline meanwhile.
+  recorder.dropped();
+  recorder.handle(snapshot(5000, { status: "offline" }));
+  // It drops again; the device comes back meanwhile.
+  recorder.dropped();
+  recorder.handle(snapshot(9000, { status: "online" }));
+  // And again; the device reconnected with other firmware (updated) meanwhile.
+  recorder.dropped();
+  recorder.handle(snapshot(12_000, { status: "online", firmwareVersion: "1.1.0" }));
+  // And again: nothing changed, nothing is added.
+  recorder.dropped();
+  recorder.handle(snapshot(15_000, { status: "online", firmwareVersion: "1.1.0" }));
+  const summary = recorder.finish();
+  assert.equal(summary.incomplete, true);
+
+  const entries = fs
+    .readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .slice(1)
+    .map((line) => RecordingEntry.parse(JSON.parse(line)));
+  assert.deepEqual(
+    entries.map((e) => [
+      e.t,
+      e.kind,
+      e.kind === "connect" ? e.firmware : e.kind === "disconnect" ? e.reason : "",
+    ]),
+    [
+      [100, "connect", "1.0.0"],
+      [5000, "disconnect", "offline (missed while the watch reconnected)"],
+      [9000, "connect", "1.0.0"],
+      [12_000, "disconnect", "offline (missed while the watch reconnected)"],
+      [12_000, "connect", "1.1.0"],
+    ],
+  );
+
+  reportRecording(out, summary);
+  assert.ok(
+    out.notices.some((n) => /gap\.jsonl is incomplete: events were missed while recording/.test(n)),
+    out.notices.join("\n"),
+  );
 });

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RecordingEntry } from "@sdk/protocol";
 import { acceptedText, checkRecording } from "../src/replay/check.ts";
+import type { Step } from "../src/replay/compare.ts";
 import { diffLines } from "../src/replay/format.ts";
 import { isInput, parseRecording, RecordingFileError } from "../src/replay/recording-file.ts";
 import { bundleOf, header, jsonl, project } from "./replay-helpers.ts";
@@ -131,7 +132,7 @@ export default class Reader extends DeviceScript {
   );
   assert.equal(check.ok, false, "a command without an answer is a divergence");
   assert.deepEqual(
-    diffLines(check.steps).map((l) => `${l.sign} ${l.text}`),
+    diffLines(check.steps).lines.map((l) => `${l.sign} ${l.text}`),
     [
       '  state failed "device_timeout" at 0.20 s',
       "+ command gpio_read {pin:3} at 0.30 s",
@@ -176,7 +177,7 @@ export default class Fan extends DeviceScript {
   // The second reading's gpio_write has no recorded answer now (the recording had one gpio_write,
   // the first reading takes it): it fails with not_recorded, so `hot` is not confirmed.
   assert.deepEqual(
-    diffLines(changed.steps, recording.entries.filter(isInput)).map((l) => `${l.sign} ${l.text}`),
+    diffLines(changed.steps, recording.entries.filter(isInput)).lines.map((l) => `${l.sign} ${l.text}`),
     [
       '@ message {type:"reading",celsius:25} at 1.20 s',
       "+ command gpio_write {pin:2,value:1} at 1.20 s",
@@ -343,4 +344,140 @@ export default class Late extends DeviceScript {
     check.run.timeline.map((e) => e.kind),
     ["message", "state"],
   );
+});
+
+const quiet = `import { DeviceScript } from "@sdk/device";
+export default class Quiet extends DeviceScript {}`;
+
+test("a recording of 200,000 entries replays (the end of the recording is found without a spread)", async (t) => {
+  const script = await bundleOf(project(t, quiet));
+  const entries: RecordingEntry[] = [{ t: 0, kind: "connect", board: "pico_w", firmware: "1.0.0" }];
+  for (let i = 1; i < 200_000; i++) entries.push({ t: i, kind: "log", level: "info", message: `line ${i}` });
+  const check = await checkRecording({ file: "big.jsonl", header, entries }, script);
+  assert.equal(check.run.fatal, null);
+  assert.equal(check.ok, true);
+});
+
+test("diff lines: at most `max` are built, `total` counts them all; each stretch headed by its input", () => {
+  const n = 100_000;
+  const inputs: RecordingEntry[] = [];
+  const steps: Step[] = [];
+  for (let i = 0; i < n; i++) {
+    inputs.push({ t: i * 10, kind: "message", message: { type: "m", i } });
+    const state = (value: number) => ({ t: i * 10 + 1, kind: "state" as const, entityId: "s", value });
+    steps.push({ op: "changed", recorded: state(i), now: state(i + 1) });
+  }
+  const { lines, total } = diffLines(steps, inputs, { max: 60 });
+  assert.equal(lines.length, 60);
+  assert.equal(total, 2 * n, "a heading and a change per input");
+  assert.deepEqual(
+    lines.slice(0, 4).map((l) => `${l.sign} ${l.text}`),
+    [
+      '@ message {type:"m",i:0} at 0.00 s',
+      "~ state s: recorded 0, now 1 at 0.00 s",
+      '@ message {type:"m",i:1} at 0.01 s',
+      "~ state s: recorded 1, now 2 at 0.01 s",
+    ],
+  );
+});
+
+test("a bounded replay: t past 31 days is not a recording; a runaway interval stops at the fire budget", async (t) => {
+  const connect: RecordingEntry = { t: 0, kind: "connect", board: "pico_w", firmware: "1.0.0" };
+  assert.throws(
+    () => parseRecording("far.jsonl", jsonl([connect, { t: 1e13, kind: "disconnect", reason: "x" }])),
+    /^RecordingFileError: far\.jsonl:3: t: /,
+  );
+  const month = 31 * 24 * 60 * 60 * 1000;
+  const recording = parseRecording(
+    "month.jsonl",
+    jsonl([connect, { t: month, kind: "disconnect", reason: "x" }]),
+  );
+  const script = await bundleOf(
+    project(
+      t,
+      `import { DeviceScript } from "@sdk/device";
+export default class Busy extends DeviceScript {
+  onDeviceConnect() { let n = 0; setInterval(() => { n++; }, 1); }
+}`,
+    ),
+  );
+  const check = await checkRecording(recording, script, { fireBudget: 10_000 });
+  assert.equal(check.ok, false);
+  assert.match(
+    check.run.fatal ?? "",
+    /^timers fired more than 10,000 times \(by [\d.]+ s on the virtual clock\)/,
+  );
+});
+
+test("a recording without device inputs fails with a clear message", async (t) => {
+  const script = await bundleOf(project(t, quiet));
+  const check = await checkRecording(
+    parseRecording("outputs.jsonl", jsonl([{ t: 5, kind: "state", entityId: "x", value: 1 }])),
+    script,
+  );
+  assert.equal(check.ok, false);
+  assert.equal(
+    check.run.fatal,
+    "the recording has no device inputs (connect, message, disconnect): nothing to replay",
+  );
+});
+
+test("answers go by type and arguments first: an extra adc_read on another pin does not shift the later answers", async (t) => {
+  const script = await bundleOf(
+    project(
+      t,
+      `import { DeviceScript } from "@sdk/device";
+export default class Adc extends DeviceScript {
+  async onMessage(msg) {
+    if (msg.type !== "read") return;
+    if (msg.extra) await this.env.DEVICE.adcRead(27);
+    const { volts } = await this.env.DEVICE.adcRead(26);
+    this.env.DEVICE.emitState("volts", volts);
+  }
+}`,
+    ),
+  );
+  const adc = (t: number, pin: number, volts: number): RecordingEntry => ({
+    t,
+    kind: "command",
+    command: "adc_read",
+    args: { pin },
+    result: { ok: true, value: { volts, raw: 0 } },
+  });
+  const recording = parseRecording(
+    "adc.jsonl",
+    jsonl([
+      { t: 0, kind: "connect", board: "pico_w", firmware: "1.0.0" },
+      { t: 100, kind: "message", message: { type: "read", extra: true } },
+      adc(101, 26, 1.1),
+      { t: 102, kind: "state", entityId: "volts", value: 1.1 },
+      { t: 200, kind: "message", message: { type: "read" } },
+      adc(201, 26, 2.2),
+      { t: 202, kind: "state", entityId: "volts", value: 2.2 },
+    ]),
+  );
+  const check = await checkRecording(recording, script);
+  assert.deepEqual(
+    check.run.timeline.filter((e) => e.kind === "state").map((e) => (e as { value: unknown }).value),
+    [1.1, 2.2],
+  );
+  const reads = check.run.timeline.flatMap((e) => (e.kind === "command" ? [e] : []));
+  assert.deepEqual(
+    reads.map((e) => [e.args.pin, e.result]),
+    [
+      [27, { ok: true, value: { volts: 1.1, raw: 0 } }],
+      [26, { ok: true, value: { volts: 1.1, raw: 0 } }],
+      [26, { ok: true, value: { volts: 2.2, raw: 0 } }],
+    ],
+    "a read the recording lacks gets the n-th answer of its type, still free for its own",
+  );
+  assert.deepEqual(check.run.unanswered, []);
+});
+
+test("a recording whose last line was cut off (the recorder killed) loads without it, with a warning", () => {
+  const connect: RecordingEntry = { t: 0, kind: "connect", board: "pico_w", firmware: "1.0.0" };
+  const cut = parseRecording("cut.jsonl", `${jsonl([connect])}{"t":12,"kind":"mess`);
+  assert.equal(cut.entries.length, 1);
+  assert.equal(cut.dropped, "cut.jsonl:3: its last line is cut off (no newline, not JSON): left out");
+  assert.equal(parseRecording("whole.jsonl", jsonl([connect])).dropped, undefined);
 });

@@ -114,6 +114,8 @@ test("sdk init's project passes sdk test as generated, with a CI workflow; the w
   const dir = path.join(work, "lamp");
   const workflow = fs.readFileSync(path.join(dir, ".github", "workflows", "sdk-test.yml"), "utf8");
   assert.match(workflow, /run: sdk test/);
+  const cliVersion = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+  assert.ok(workflow.includes(`run: npm install -g @sdk/cli@${cliVersion}\n`), workflow);
 
   const result = await sdk(t, ["test"], { home, cwd: dir });
   assert.equal(result.code, 0, result.stdout + result.stderr);
@@ -162,4 +164,57 @@ test("sdk test --env-file gives the script its env vars", async (t) => {
   const bad = await run(["--env-file", "bad.env"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /bad\.env:1: expected NAME=value/);
+});
+
+test("sdk test: dates and Math.random() replay alike: after --update the recording passes, twice; a cut-off last line is left out with a warning", async (t) => {
+  const home = tempDir(t, "sdk-test-home-");
+  const stamp = `import { DeviceScript } from "@sdk/device";
+export default class Stamp extends DeviceScript {
+  onMessage(msg) {
+    this.env.DEVICE.emitState("stamp", { now: Date.now(), iso: new Date().toISOString(), dice: Math.random() });
+    setTimeout(() => this.env.DEVICE.emitState("later", Date.now()), 25);
+  }
+}`;
+  const entries: RecordingEntry[] = [
+    { t: 0, kind: "connect", board: "pico_w", firmware: "1.0.0" },
+    { t: 1200, kind: "message", message: { type: "tick" } },
+    { t: 5000, kind: "message", message: { type: "tick" } },
+  ];
+  const file = path.join("test", "recordings", "stamp.jsonl");
+  const dir = project(t, stamp, { "stamp.jsonl": jsonl(entries) });
+  const run = (args: string[]) => sdk(t, ["test", ...args], { home, cwd: dir });
+
+  const updated = await run(["--update"]);
+  assert.equal(updated.code, 0, updated.stdout + updated.stderr);
+  assert.match(updated.stdout, /— accepted$/m);
+  const accepted = fs.readFileSync(path.join(dir, file), "utf8");
+  const start = Date.parse("2026-11-24T06:00:00.000Z"); // the helpers' recordedAt
+  const states = accepted
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .filter((e) => e.kind === "state");
+  assert.deepEqual(
+    states.map((s) => (s.entityId === "stamp" ? s.value.now : s.value)),
+    [start + 1200, start + 1225, start + 5000, start + 5025],
+    "the recording's start plus the virtual clock",
+  );
+  assert.equal(states[0].value.iso, "2026-11-24T06:00:01.200Z");
+  assert.deepEqual(
+    fs.readdirSync(path.join(dir, "test", "recordings")),
+    ["stamp.jsonl"],
+    "no temp file left",
+  );
+
+  for (let i = 0; i < 2; i++) {
+    const again = await run([]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /^✔ test\/recordings\/stamp\.jsonl/m);
+  }
+
+  // The recorder was killed while writing its last line: it is left out, with a warning.
+  fs.appendFileSync(path.join(dir, file), '{"t":6000,"kind":"mess');
+  const cut = await run([]);
+  assert.equal(cut.code, 0, cut.stdout + cut.stderr);
+  assert.match(cut.stderr, /stamp\.jsonl:\d+: its last line is cut off \(no newline, not JSON\): left out/);
 });

@@ -14,6 +14,7 @@ import {
 } from "./errors.ts";
 import { GuestEntries, installGuestHost } from "./guest-abi.ts";
 import { guestHostFunctions } from "./guest-host.ts";
+import { type GuestTime, installGuestTime } from "./guest-time.ts";
 import { defaultLimits, type SandboxLimits } from "./limits.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
 import { realScheduler, type Scheduler } from "./scheduler.ts";
@@ -44,9 +45,14 @@ export interface LoadOptions {
   onDelivered?: (n: number) => void;
   /**
    * The clock the scripts' timers (and the CPU budget's waits) run on: Node.js's timers by default;
-   * `sdk test` passes a virtual one. `Date.now()` inside a script stays the real time either way.
+   * `sdk test` passes a virtual one. `Date` inside a script reads the real time unless `time` is given.
    */
   scheduler?: Scheduler;
+  /**
+   * What `Date` and `Math.random` give the script (`sdk test`: the recording's time on the virtual
+   * clock, a seed from the recording). Without it, the real time and randomness (the server).
+   */
+  time?: GuestTime;
 }
 
 /** An entry that waits for the next budget window. */
@@ -124,6 +130,7 @@ export class ProjectSandbox {
       entry: () => this.#entry,
     });
     installGuestHost(module.ctx, functions, options.docsBaseUrl ?? "");
+    if (options.time) installGuestTime(module.ctx, options.time);
   }
 
   /** Creates the project's module and evaluates the bundle. Throws `ScriptLoadError`. */

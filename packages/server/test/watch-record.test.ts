@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { WatchEvent } from "@sdk/protocol";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
+import { toRecordEvent } from "../src/ws/watch-events.ts";
 import { scriptProject } from "./helpers/script-project.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -106,4 +107,71 @@ test("watch ?record=true: the same access as any watch; bad values are refused",
     }),
     (e: any) => e.status === 400 && e.body.error.code === "invalid_request",
   );
+});
+
+test("watch ?record=true: commands refused before reaching the device are events too (ms 0); a message's `at` is when it came", async (t) => {
+  const s = await scriptProject(t);
+  const { sim, device, ids } = await s.addDevice();
+  const path = `/v1/projects/${s.project.id}/devices/${device.id}/watch?record=true`;
+  const recorder = await openSocket(t, wsUrl(s.url, path), {
+    headers: { authorization: `Bearer ${s.client.token}` },
+  });
+  await recorder.inbox.type("snapshot");
+
+  // Offline: refused with device_offline, and recorded so.
+  await assert.rejects(
+    s.client.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 15 } } }),
+    (e: any) => e.code === "device_offline",
+  );
+  const offline = await recorder.inbox.next((m) => m.type === "command");
+  assert.equal(offline.source, "api");
+  assert.equal(offline.command, "gpio_read");
+  assert.deepEqual(offline.args, { pin: 15 });
+  assert.deepEqual(
+    { ok: offline.result.ok, code: offline.result.code, ms: offline.ms },
+    { ok: false, code: "device_offline", ms: 0 },
+  );
+
+  // Online, bad arguments: refused with invalid_argument, and recorded so.
+  sim.start();
+  await recorder.inbox.next((m) => m.type === "status" && m.status === "online");
+  await assert.rejects(
+    s.client.api.sendDeviceCommand({
+      params: ids,
+      body: { type: "gpio_write", args: { pin: 99, value: 1 } },
+    }),
+    (e: any) => e.code === "invalid_argument",
+  );
+  const invalid = await recorder.inbox.next((m) => m.type === "command" && m.seq > offline.seq);
+  assert.equal(invalid.command, "gpio_write");
+  assert.deepEqual(invalid.args, { pin: 99, value: 1 });
+  assert.deepEqual(
+    { ok: invalid.result.ok, code: invalid.result.code, ms: invalid.ms },
+    { ok: false, code: "invalid_argument", ms: 0 },
+  );
+  for (const m of recorder.inbox.messages)
+    assert.ok(WatchEvent.safeParse(m).success, `every event matches the schema: ${JSON.stringify(m)}`);
+
+  // Another project's user learns nothing: their command is a 404, and no event.
+  const other = await s.user();
+  await assert.rejects(
+    other.client.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 15 } } }),
+    (e: any) => e.status === 404,
+  );
+  await s.client.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 14 } } });
+  const next = await recorder.inbox.next((m) => m.type === "command" && m.seq > invalid.seq);
+  assert.deepEqual(next.args, { pin: 14 }, "the other user's command was no event");
+
+  // A message's `at` is the one its event carries (not when the watch frame was built).
+  const at = Date.parse("2026-07-14T09:12:31.520Z");
+  assert.deepEqual(
+    toRecordEvent({ type: "device.message", payload: { ...ids, at, message: { type: "gpio_change" } } }),
+    { type: "message", at: "2026-07-14T09:12:31.520Z", message: { type: "gpio_change" } },
+  );
+  const heard: number[] = [];
+  t.after(s.server.bus.subscribe("device.message", (e) => void heard.push(e.at ?? Number.NaN)));
+  sim.sendEvent("ping");
+  const message = await recorder.inbox.next((m) => m.type === "message");
+  await waitUntil(() => heard.length > 0, 5_000, "the device.message event");
+  assert.equal(message.at, new Date(heard[0]!).toISOString());
 });

@@ -64,8 +64,16 @@ export const init: Command = {
 
     const written: string[] = [];
     const kept: string[] = [];
+    const example = `${recordingsDir}/example.jsonl`;
+    let exampleLeftOut = false;
     for (const [file, render] of Object.entries(templates)) {
       const target = path.join(dir, file);
+      // The example is a session of the template's script: only beside the script written now.
+      if (file === example && !written.includes("src/index.ts")) {
+        exampleLeftOut = !(await exists(target));
+        if (!exampleLeftOut) kept.push(file);
+        continue;
+      }
       if (await exists(target)) {
         const overwrite =
           isInteractive() &&
@@ -88,7 +96,13 @@ export const init: Command = {
     for (const file of written) g.out.line(`  ${g.out.dim("+")} ${file}`);
     for (const file of kept) g.out.line(`  ${g.out.dim("=")} ${file} ${g.out.dim("(kept)")}`);
     if (projectId) g.out.line(`Linked to project ${g.out.bold(projectId)}${host ? ` on ${host}` : ""}.`);
-    if (written.includes(`${recordingsDir}/example.jsonl`))
+    if (exampleLeftOut)
+      g.out.line(
+        g.out.dim(
+          `${example} not written: it is a session of the template's src/index.ts, and yours was kept (record your own with sdk record or sdk dev --record)`,
+        ),
+      );
+    if (written.includes(example))
       g.out.line(
         `${recordingsDir}/example.jsonl is a recorded session: ${g.out.cyan("sdk test")} replays it against the script (in CI too: .github/workflows/sdk-test.yml).`,
       );

@@ -4,6 +4,7 @@ import { envVarNamePattern, recordingsDir } from "@sdk/protocol";
 import type { Command } from "../command.ts";
 import type { Globals } from "../context.ts";
 import { UsageError } from "../errors.ts";
+import type { Output } from "../output.ts";
 import { acceptedText, checkRecording, counts, type RecordingCheck } from "../replay/check.ts";
 import { diffLines, seconds } from "../replay/format.ts";
 import { isInput, parseRecording, type Recording, RecordingFileError } from "../replay/recording-file.ts";
@@ -46,7 +47,7 @@ async function readEnvFile(file: string): Promise<Record<string, string>> {
   return env;
 }
 
-async function readRecording(file: string, shown: string): Promise<Recording> {
+async function readRecording(out: Output, file: string, shown: string): Promise<Recording> {
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -54,10 +55,24 @@ async function readRecording(file: string, shown: string): Promise<Recording> {
     throw new UsageError(`Cannot read ${shown}: ${(error as NodeJS.ErrnoException).code ?? error}`, "test");
   }
   try {
-    return parseRecording(shown, text);
+    const recording = parseRecording(shown, text);
+    if (recording.dropped) out.warn(recording.dropped);
+    return recording;
   } catch (error) {
     if (error instanceof RecordingFileError)
       throw new UsageError(`Not a recording: ${error.message}`, "test");
+    throw error;
+  }
+}
+
+/** Writes a temporary file beside FILE and renames it over FILE: never a half-written recording. */
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  try {
+    await fs.writeFile(temp, text);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
     throw error;
   }
 }
@@ -86,13 +101,13 @@ function report(g: Globals, check: RecordingCheck, name: string, updated: boolea
     "…": out.dim,
     "@": out.cyan,
   } as const;
-  const lines = diffLines(check.steps, check.recording.entries.filter(isInput));
-  for (const line of lines.slice(0, maxLines))
-    out.line(`    ${paint[line.sign](`${line.sign} ${line.text}`.trimEnd())}`);
-  if (lines.length > maxLines)
-    out.line(
-      `    ${out.dim(`… ${lines.length - maxLines} more lines (sdk test --json has every difference)`)}`,
-    );
+  // --json has every difference in its result: no diff lines to build.
+  const { lines, total } = out.json
+    ? { lines: [], total: 0 }
+    : diffLines(check.steps, check.recording.entries.filter(isInput), { max: maxLines });
+  for (const line of lines) out.line(`    ${paint[line.sign](`${line.sign} ${line.text}`.trimEnd())}`);
+  if (total > maxLines)
+    out.line(`    ${out.dim(`… ${total - maxLines} more lines (sdk test --json has every difference)`)}`);
   for (const error of check.errors) {
     const [first, ...stack] = error.message.split("\n");
     out.line(`    ${out.red(`! script ${error.kind} at ${seconds(error.t)}: ${first}`)}`);
@@ -109,7 +124,7 @@ export const test: Command = {
   summary: "Replay the recordings in test/recordings against the script; show where it diverges",
   usage: "sdk test [FILE.jsonl …] [--update] [--env-file <file>] [--dir <project>] [--json]",
   details: [
-    "Builds the project and replays each recorded device session (sdk record, sdk dev --record) in a local sandbox: no server, no board, no network. The recorded events reach the script at their recorded times on a virtual clock (its timers run in order without waiting; Date.now() stays the real time); its commands get the recorded answers (the n-th command of a type the n-th recorded answer of that type; one without an answer fails with not_recorded). The commands, states and sends it makes are compared in order with the recorded ones (kind, name, arguments or value; not timing) and the differences shown as a diff.",
+    "Builds the project and replays each recorded device session (sdk record, sdk dev --record) in a local sandbox: no server, no board, no network. The recorded events reach the script at their recorded times on a virtual clock (its timers run in order without waiting; Date.now() and new Date() read the recording's start plus the virtual clock, and Math.random() is seeded from the recording, so a replay gives the same values every run); its commands get the recorded answers (the first unused answer of the same type and arguments, else the n-th answer of the type for its n-th command; one without an answer fails with not_recorded). The commands, states and sends it makes are compared in order with the recorded ones (kind, name, arguments or value; not timing) and the differences shown as a diff.",
     "Exit codes: 0 every recording matches (or --update accepted the differences), 1 a difference, a script error or a build failure, 2 wrong usage or a file that is not a recording.",
   ].join("\n\n"),
   options: { update: { type: "boolean" }, "env-file": { type: "string" } },
@@ -124,7 +139,7 @@ export const test: Command = {
     const files = await recordingFiles(g, args);
     const shown = (file: string) => path.relative(process.cwd(), file) || file;
     const recordings: Recording[] = [];
-    for (const file of files) recordings.push(await readRecording(file, shown(file)));
+    for (const file of files) recordings.push(await readRecording(g.out, file, shown(file)));
 
     const built = await runBuild(g);
     if (!built.ok) {
@@ -142,7 +157,7 @@ export const test: Command = {
       });
       const canUpdate = update && !check.ok && check.run.fatal === null;
       if (canUpdate) {
-        await fs.writeFile(files[i]!, acceptedText(check));
+        await writeAtomically(files[i]!, acceptedText(check));
         accepted++;
       } else if (!check.ok) failed++;
       report(g, check, recording.file, canUpdate);

@@ -14,8 +14,12 @@ export interface RecordingCheck {
   ok: boolean;
 }
 
-export async function checkRecording(recording: Recording, script: Script): Promise<RecordingCheck> {
-  const run = await replay(recording, script);
+export async function checkRecording(
+  recording: Recording,
+  script: Script,
+  options: { fireBudget?: number } = {},
+): Promise<RecordingCheck> {
+  const run = await replay(recording, script, options);
   const steps = align(recording.entries, run.timeline);
   const differences = steps.filter((s) => s.op !== "same").length;
   const errors = newErrors(recording.entries, run.errors);

@@ -14,7 +14,7 @@ const isOutput = (entry: RecordingEntry): entry is RecordedOutput =>
   entry.kind === "command" || entry.kind === "state" || entry.kind === "send";
 
 /** JSON with object keys sorted: equal values give equal text. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const keys = Object.keys(value).sort();

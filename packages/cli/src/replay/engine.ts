@@ -1,6 +1,7 @@
 import type { CommandOutcomeRecord, LogLevel, RecordingEntry } from "@sdk/protocol";
 import { ProjectSandbox, type SandboxHost, ScriptLoadError, scriptTimeoutMessage } from "@sdk/sandbox";
-import { VirtualClock } from "./clock.ts";
+import { FireBudgetError, VirtualClock } from "./clock.ts";
+import { canonical } from "./compare.ts";
 import { isInput, type Recording } from "./recording-file.ts";
 
 /** How long after the recording's last entry the script's timers still run. */
@@ -33,29 +34,57 @@ export interface Script {
   env?: Record<string, string>;
 }
 
-/** The recorded answers of each command type, handed out in order. */
+interface Answer {
+  args: string;
+  result: CommandOutcomeRecord;
+  used: boolean;
+}
+
+/**
+ * The recorded answers of each command type. A command gets the first unused answer of its type
+ * with the same arguments; failing that, the n-th answer of its type (the n-th such command), which
+ * stays free for a command with its arguments. So a command the script added (another pin read)
+ * does not shift the answers of the ones that follow.
+ */
 class Answers {
-  readonly #byType = new Map<string, CommandOutcomeRecord[]>();
-  readonly #used = new Map<string, number>();
+  readonly #byType = new Map<string, Answer[]>();
+  readonly #calls = new Map<string, number>();
 
   constructor(entries: RecordingEntry[]) {
     for (const entry of entries) {
       if (entry.kind !== "command") continue;
       const list = this.#byType.get(entry.command) ?? [];
-      list.push(entry.result);
+      list.push({ args: canonical(entry.args), result: entry.result, used: false });
       this.#byType.set(entry.command, list);
     }
   }
 
-  next(type: string): CommandOutcomeRecord | undefined {
-    const n = this.#used.get(type) ?? 0;
-    this.#used.set(type, n + 1);
-    return this.#byType.get(type)?.[n];
+  next(type: string, args: unknown): CommandOutcomeRecord | undefined {
+    const n = this.#calls.get(type) ?? 0;
+    this.#calls.set(type, n + 1);
+    const list = this.#byType.get(type) ?? [];
+    const key = canonical(args);
+    const same = list.find((a) => !a.used && a.args === key);
+    if (same) {
+      same.used = true;
+      return same.result;
+    }
+    return list[n]?.result;
   }
 
   recorded(type: string): number {
     return this.#byType.get(type)?.length ?? 0;
   }
+}
+
+/** The recording's seed for `Math.random()` in the replay: FNV-1a of its start and device. */
+function seedOf(recording: Recording): number {
+  let hash = 0x811c9dc5;
+  for (const c of `${recording.header.recordedAt}\0${recording.header.device.id}`) {
+    hash ^= c.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }
 
 const ordinal = (n: number) => {
@@ -66,14 +95,25 @@ const ordinal = (n: number) => {
 /**
  * Replays a recording against a script in the local sandbox: its inputs at their `t` on a virtual
  * clock, the script's timers in order between them and up to `graceMs` after the last entry,
- * commands answered from the recording. No server, no board.
+ * commands answered from the recording; `Date` reads `recordedAt` plus the virtual clock and
+ * `Math.random()` is seeded from the header. No server, no board.
  */
-export async function replay(recording: Recording, script: Script): Promise<ReplayRun> {
+export async function replay(
+  recording: Recording,
+  script: Script,
+  options: { fireBudget?: number } = {},
+): Promise<ReplayRun> {
   const { header, entries } = recording;
+  const inputs = entries.filter(isInput);
   const deviceId = header.device.id;
-  const clock = new VirtualClock();
+  const clock = new VirtualClock({ fireBudget: options.fireBudget });
+  const startedAt = Number.isFinite(Date.parse(header.recordedAt)) ? Date.parse(header.recordedAt) : 0;
   const answers = new Answers(entries);
   const run: ReplayRun = { timeline: [], errors: [], unanswered: [], fatal: null };
+  if (inputs.length === 0) {
+    run.fatal = "the recording has no device inputs (connect, message, disconnect): nothing to replay";
+    return run;
+  }
   /** While the script connects a device whose recording started mid-session: nothing is compared. */
   let setup = false;
   const output = (entry: RecordingEntry) => {
@@ -82,7 +122,7 @@ export async function replay(recording: Recording, script: Script): Promise<Repl
   const host: SandboxHost = {
     command(_deviceId, type, args) {
       if (setup) return Promise.resolve(null);
-      const answer = answers.next(type);
+      const answer = answers.next(type, args);
       const result: CommandOutcomeRecord = answer ?? {
         ok: false,
         code: "not_recorded",
@@ -119,6 +159,8 @@ export async function replay(recording: Recording, script: Script): Promise<Repl
       host,
       limits: { cpuBudgetMs: 0 },
       scheduler: clock,
+      // The recording's time on the virtual clock, and a seed of its own: the same values every run.
+      time: { now: () => startedAt + clock.now, seed: seedOf(recording) },
       onFault: (reason) => {
         run.fatal = `the sandbox stopped the script: ${reason}`;
       },
@@ -138,7 +180,6 @@ export async function replay(recording: Recording, script: Script): Promise<Repl
   };
 
   try {
-    const inputs = entries.filter(isInput);
     if (inputs[0]?.kind !== "connect") {
       // Recorded mid-session: the device was connected already; its connect is not compared.
       setup = true;
@@ -155,8 +196,13 @@ export async function replay(recording: Recording, script: Script): Promise<Repl
       else sandbox.detach(deviceId);
       await settle();
     }
-    const end = Math.max(0, ...entries.map((e) => e.t));
+    // The entries are in the order they happened; a loop, not a spread (too many arguments).
+    let end = 0;
+    for (const entry of entries) end = Math.max(end, entry.t);
     if (!sandbox.disposed) await clock.advanceTo(end + graceMs, settle);
+  } catch (error) {
+    if (!(error instanceof FireBudgetError)) throw error;
+    run.fatal = error.message;
   } finally {
     sandbox.dispose();
   }

@@ -55,17 +55,41 @@ function inputLine(input: RecordingEntry): DiffLine {
   return { sign: "@", text: `${what} at ${seconds(input.t)}` };
 }
 
+/** The last input at or before `t` (the inputs in time order): a binary search. */
+function inputAt(inputs: RecordingEntry[], t: number): RecordingEntry | undefined {
+  let lo = 0;
+  let hi = inputs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (inputs[mid]!.t <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return inputs[lo - 1];
+}
+
 /**
  * The differences with one matching entry of context either side; "…" where matching entries are
  * left out. With the recording's `inputs`, each stretch is headed by the input it followed ("@").
+ * At most `max` lines are built; `total` counts them all.
  */
-export function diffLines(steps: Step[], inputs: RecordingEntry[] = [], context = 1): DiffLine[] {
-  const show = steps.map(() => false);
+export function diffLines(
+  steps: Step[],
+  inputs: RecordingEntry[] = [],
+  { context = 1, max = Number.POSITIVE_INFINITY }: { context?: number; max?: number } = {},
+): { lines: DiffLine[]; total: number } {
+  const show = new Uint8Array(steps.length);
+  let shown = -1; // the last index marked: each is marked once
   steps.forEach((step, i) => {
     if (step.op === "same") return;
-    for (let k = Math.max(0, i - context); k <= Math.min(steps.length - 1, i + context); k++) show[k] = true;
+    for (let k = Math.max(shown + 1, i - context); k <= Math.min(steps.length - 1, i + context); k++)
+      show[k] = 1;
+    shown = Math.max(shown, Math.min(steps.length - 1, i + context));
   });
   const lines: DiffLine[] = [];
+  let total = 0;
+  const add = (line: () => DiffLine) => {
+    if (total++ < max) lines.push(line());
+  };
   let skipped = false;
   let headed: RecordingEntry | undefined;
   steps.forEach((step, i) => {
@@ -73,12 +97,12 @@ export function diffLines(steps: Step[], inputs: RecordingEntry[] = [], context 
       skipped = true;
       return;
     }
-    if (skipped && lines.length > 0) lines.push({ sign: "…", text: "" });
+    if (skipped && total > 0) add(() => ({ sign: "…", text: "" }));
     skipped = false;
-    const input = inputs.findLast((e) => e.t <= timeOf(step));
-    if (input && input !== headed) lines.push(inputLine(input));
+    const input = inputAt(inputs, timeOf(step));
+    if (input && input !== headed) add(() => inputLine(input));
     headed = input ?? headed;
-    lines.push(lineOf(step));
+    add(() => lineOf(step));
   });
-  return lines;
+  return { lines, total };
 }

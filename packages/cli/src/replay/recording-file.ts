@@ -5,6 +5,8 @@ export interface Recording {
   file: string;
   header: RecordingHeader;
   entries: RecordingEntry[];
+  /** What was left out of the file, for a warning: its unterminated last line (a killed recorder). */
+  dropped?: string;
 }
 
 /** A recording file that is not one: `line` is 1-based; `field` the first wrong field's path. */
@@ -29,7 +31,11 @@ interface Issue {
 
 const fieldOf = (issue: Issue) => (issue.path.length ? issue.path.map(String).join(".") : null);
 
-/** Parses a recording; blank lines are skipped. Throws `RecordingFileError`. */
+/**
+ * Parses a recording; blank lines are skipped. An entry line that is not JSON and has no newline
+ * after it (the recorder was killed while writing it) is dropped: `dropped` says so. Throws
+ * `RecordingFileError`.
+ */
 export function parseRecording(file: string, text: string): Recording {
   const lines = text.split("\n");
   let header: RecordingHeader | undefined;
@@ -41,6 +47,13 @@ export function parseRecording(file: string, text: string): Recording {
     try {
       value = JSON.parse(line);
     } catch (error) {
+      if (header && index === lines.length - 1)
+        return {
+          file,
+          header,
+          entries,
+          dropped: `${file}:${index + 1}: its last line is cut off (no newline, not JSON): left out`,
+        };
       throw new RecordingFileError(file, index + 1, null, `not JSON (${(error as Error).message})`);
     }
     const parsed = header ? RecordingEntry.safeParse(value) : RecordingHeader.safeParse(value);

@@ -28,7 +28,11 @@ export interface ServerEvents {
   /** An entry into the device's script ended in an uncaught error or a `Script execution timeout`. */
   "script.failed": OfDevice & { at: number; kind: "error" | "timeout" };
   /** A device message for its script (`onMessage`): gpio_change, uart_rx and custom types. */
-  "device.message": OfDevice & { message: { type: string } & Record<string, unknown> };
+  "device.message": OfDevice & {
+    /** When it arrived (absent from publishers that predate it: the watch then uses its own time). */
+    at?: number;
+    message: { type: string } & Record<string, unknown>;
+  };
   /**
    * A command sent to the device and its outcome, published when the outcome is known (`at`); it was
    * sent `ms` earlier. `source`: the device's script, or a user (REST, MCP, tag actions).
@@ -45,7 +49,7 @@ export interface ServerEvents {
    * A message for the device's script that did not come from the device: from a user (REST,
    * dashboard, MCP, a tag message) or Home Assistant (`ha_command`).
    */
-  "script.message": OfDevice & { message: { type: string } & Record<string, unknown> };
+  "script.message": OfDevice & { at?: number; message: { type: string } & Record<string, unknown> };
   /** A message the device's script sent it (`this.env.DEVICE.send`). */
   "device.sent": OfDevice & { at: number; message: Record<string, unknown> };
 

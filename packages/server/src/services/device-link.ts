@@ -154,20 +154,46 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     ): Promise<unknown> {
       const found = registry.get(device.deviceId);
       const connection = found?.projectId === device.projectId ? found : undefined;
-      const command = validateCommand(device.board ?? connection?.board, type, args);
-      if (!connection) throw new AppError("device_offline");
-      const started = performance.now();
-      const sent = (result: CommandOutcomeRecord) =>
+      const publish = (
+        command: string,
+        args: Record<string, unknown>,
+        result: CommandOutcomeRecord,
+        ms: number,
+      ) =>
         void bus.publish("device.command", {
           projectId: device.projectId,
           deviceId: device.deviceId,
           at: deps.clock.now(),
           source,
-          command: command.type,
-          args: command.args,
+          command,
+          args,
           result,
-          ms: Math.round(performance.now() - started),
+          ms,
         });
+      /**
+       * A command refused before it reached the device (bad arguments, the device offline) is an
+       * event too, with `ms` 0: when the device is known to be in the project (its live connection,
+       * or its row: the caller passed its board, or it is read now). Watchers follow a device id.
+       */
+      const refuse = async (error: AppError, args: Record<string, unknown>): Promise<never> => {
+        const inProject =
+          connection !== undefined ||
+          device.board !== undefined ||
+          (await repos.devices.findForAuth(device.deviceId))?.projectId === device.projectId;
+        if (inProject) publish(type, args, { ok: false, code: error.code, message: error.message }, 0);
+        throw error;
+      };
+      let command: ReturnType<typeof validateCommand>;
+      try {
+        command = validateCommand(device.board ?? connection?.board, type, args);
+      } catch (error) {
+        if (error instanceof AppError) return refuse(error, args);
+        throw error;
+      }
+      if (!connection) return refuse(new AppError("device_offline"), command.args);
+      const started = performance.now();
+      const sent = (result: CommandOutcomeRecord) =>
+        publish(command.type, command.args, result, Math.round(performance.now() - started));
       let result: unknown;
       try {
         result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
@@ -208,6 +234,18 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         message,
       });
     },
+
+    /**
+     * A message for a device's script from elsewhere than the device (the API, a tag, Home
+     * Assistant): a `script.message` event, which a recording (the watch's `?record=true`) keeps.
+     */
+    publishScriptMessage: (device: DeviceRef, message: Record<string, unknown>): void =>
+      void bus.publish("script.message", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
+        at: deps.clock.now(),
+        message: message as { type: string } & Record<string, unknown>,
+      }),
 
     /**
      * At boot: devices the database still has online lost their connection when the server stopped

@@ -87,7 +87,7 @@ export function scriptHostService(deps: {
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
-  const published = publishedTo(bus);
+  const published = link.publishScriptMessage;
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
@@ -588,13 +588,3 @@ export function scriptHostService(deps: {
   };
 }
 export type ScriptHostService = ReturnType<typeof scriptHostService>;
-
-/** A recording (the watch's `?record=true`) keeps the messages the script got from elsewhere than its device. */
-function publishedTo(bus: EventBus) {
-  return (device: DeviceRef, message: Record<string, unknown>) =>
-    void bus.publish("script.message", {
-      projectId: device.projectId,
-      deviceId: device.deviceId,
-      message: message as { type: string } & Record<string, unknown>,
-    });
-}

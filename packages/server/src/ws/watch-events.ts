@@ -44,7 +44,7 @@ export function toRecordEvent({ type, payload }: DeviceEvent): Unsequenced | und
   switch (type) {
     case "device.message":
     case "script.message":
-      return { type: "message", at: new Date().toISOString(), message: payload.message };
+      return { type: "message", at: iso(payload.at ?? Date.now()), message: payload.message };
     case "device.command":
       return {
         type: "command",
