@@ -84,6 +84,11 @@ export async function followCanary(
   const stop = () => interrupted.abort();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // JSON mode shows no progress; one line on stderr says what it is doing (and that Ctrl-C is safe).
+  if (out.json)
+    out.info(
+      `Waiting for canary v${started.version}'s decision (Ctrl-C stops waiting; the canary goes on on the server)`,
+    );
   const show = (d: Deployment) => {
     if (!d.rollout || out.json) return;
     const line = progressLine(d, d.rollout, Date.now());
