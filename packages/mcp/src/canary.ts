@@ -62,7 +62,7 @@ export async function waitForDecision(
       await sleep(Math.min(pollMs, left), undefined, { signal: cancelled });
       current = await client.api.getDeployment({
         params,
-        signal: AbortSignal.any([cancelled, AbortSignal.timeout(Math.max(1, left))]),
+        signal: AbortSignal.any([cancelled, AbortSignal.timeout(Math.max(1, Math.ceil(left)))]),
       });
     } catch (error) {
       if (cancelled.aborted) return { deployment: current, stopped: "the call was cancelled" };
