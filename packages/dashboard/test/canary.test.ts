@@ -198,7 +198,7 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
   // once it is rolled back there.
   const v4 = await deploy(script("v4"), { canary: { tag: "kitchen" }, windowSeconds: 600 });
   assert.equal(v4.status, "canary");
-  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+  await page.evaluate('document.dispatchEvent(new Event("visibilitychange"))');
   const fromCli = page.getByRole("region", { name: "Canary v4" });
   await fromCli.waitFor(wait);
   await client.api.rollBackDeployment({ params: { projectId, deploymentId: v4.id } });
