@@ -36,7 +36,7 @@ interface Waited {
 }
 
 /** The canary's window ends before `deadline` (a `performance.now()` time); it just started. */
-export function decidedBefore(deployment: Deployment, deadline: number): boolean {
+export function windowEndsBefore(deployment: Deployment, deadline: number): boolean {
   const r = deployment.rollout;
   return deployment.status === "canary" && !!r && performance.now() + r.windowSeconds * 1000 < deadline;
 }

@@ -16,10 +16,10 @@ import {
   CanaryAction,
   CanaryInput,
   canaryTarget,
-  decidedBefore,
   rolloutText,
   waitForDecision,
   waitForDecisionSeconds,
+  windowEndsBefore,
 } from "./canary.ts";
 
 /** A tool failure to report to the agent (never a crash of the server). */
@@ -334,7 +334,7 @@ export const tools = {
           throw withShareHint(error, args.canary);
         });
       let stopped: string | null = null;
-      if (decidedBefore(deployment, deadline))
+      if (windowEndsBefore(deployment, deadline))
         ({ deployment, stopped } = await waitForDecision(c, projectId, deployment, {
           deadline,
           signal: ctx.signal,

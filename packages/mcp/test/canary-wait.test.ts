@@ -6,7 +6,7 @@ import { test } from "node:test";
 import type { SdkClient } from "@sdk/client";
 import { SdkNetworkError } from "@sdk/client";
 import type { Deployment, Rollout } from "@sdk/protocol";
-import { decidedBefore, rolloutText, waitForDecision } from "../src/canary.ts";
+import { rolloutText, waitForDecision, windowEndsBefore } from "../src/canary.ts";
 
 const health = {
   devices: 1,
@@ -51,9 +51,9 @@ function fakeClient(answer: (signal: AbortSignal | undefined, call: number) => P
 
 test("a canary is waited for only when its window ends before the deadline", () => {
   const soon = performance.now() + 40_000;
-  assert.equal(decidedBefore(deployment("canary", null, 30), soon), true);
-  assert.equal(decidedBefore(deployment("canary", null, 60), soon), false);
-  assert.equal(decidedBefore(deployment("active"), soon), false);
+  assert.equal(windowEndsBefore(deployment("canary", null, 30), soon), true);
+  assert.equal(windowEndsBefore(deployment("canary", null, 60), soon), false);
+  assert.equal(windowEndsBefore(deployment("active"), soon), false);
 });
 
 test("waiting ends with the decision, or stops at the deadline, on cancel, or when a read fails", async () => {
