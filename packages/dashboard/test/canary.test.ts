@@ -148,6 +148,20 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
     /Canary v1 is running: promote or roll it back first/,
   );
 
+  // The 2 s polls of a running canary do not reload the Home Assistant section (only a new live
+  // version does): two polls pass without a read of it.
+  const reads = { deployments: 0, homeAssistant: 0 };
+  const count = (request: { url(): string; method(): string }) => {
+    const url = new URL(request.url()).pathname;
+    if (request.method() !== "GET") return;
+    if (url === `/v1/projects/${projectId}/deployments`) reads.deployments++;
+    if (url === `/v1/projects/${projectId}/home-assistant`) reads.homeAssistant++;
+  };
+  page.on("request", count);
+  await waitUntil(() => reads.deployments >= 2, 30_000, "two polls of the deployments", 250);
+  page.off("request", count);
+  assert.equal(reads.homeAssistant, 0, "the Home Assistant section was not read again");
+
   // A failed read of the deployments keeps the figures on the page (no error, no false decision).
   const deploymentsUrl = `${s.url}/v1/projects/${projectId}/deployments`;
   let failRead!: () => void;
