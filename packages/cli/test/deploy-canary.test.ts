@@ -7,7 +7,7 @@ import path from "node:path";
 import { type TestContext, test } from "node:test";
 import type { Deployment } from "@sdk/protocol";
 import { SimulatedDevice } from "@sdk/simulator";
-import { waitUntil } from "@sdk/test-helpers";
+import { waitUntil, within } from "@sdk/test-helpers";
 import { sdk, sdkLive, signedInProject } from "./helpers.ts";
 
 const script = (version: string, onMessage = `console.log("${version} got " + msg.type);`) =>
@@ -33,7 +33,13 @@ async function fleet(t: TestContext) {
     `import { defineConfig } from "@sdk/device";\nexport default defineConfig({ project: "${s.project.id}", board: "pico_w" });\n`,
   );
   const write = (text: string) => fs.writeFileSync(path.join(dir, "src", "index.ts"), text);
-  const deploy = (args: string[]) => s.run(["deploy", "--dir", dir, ...args]);
+  // A canary's window and the server's decision take real time: a minute before giving up.
+  const deploy = (args: string[]) =>
+    sdk(t, ["deploy", "--dir", dir, ...args, "--project", s.project.id], {
+      home: s.home,
+      cwd: s.work,
+      timeoutMs: 60_000,
+    });
   const board = async (name: string, tags: string[]) => {
     const { device, credentials } = await s.client.api.createDevice({
       params: { projectId: s.project.id },
@@ -65,8 +71,23 @@ async function fleet(t: TestContext) {
       })
     ).map((l) => l.message);
   const ran = (deviceId: string, line: string, what: string) =>
-    waitUntil(async () => (await logs(deviceId)).includes(line), 20_000, what);
-  return { ...s, dir, write, deploy, kitchen, hall, logs, ran };
+    waitUntil(async () => (await logs(deviceId)).includes(line), 60_000, what, 250);
+  /** Resolves with deployment v`version` once the server lists it as a running canary. */
+  const canaryRunning = async (version: number) => {
+    let found: Deployment | undefined;
+    await waitUntil(
+      async () => {
+        const list = await s.client.api.listDeployments({ params: { projectId: s.project.id } });
+        found = list.find((d) => d.version === version && d.status === "canary");
+        return found !== undefined;
+      },
+      60_000,
+      `v${version} running as a canary`,
+      250,
+    );
+    return found!;
+  };
+  return { ...s, dir, write, deploy, kitchen, hall, logs, ran, canaryRunning };
 }
 
 test("sdk deploy --canary: usage errors for bad flags, before anything is built or sent", async (t) => {
@@ -77,6 +98,7 @@ test("sdk deploy --canary: usage errors for bad flags, before anything is built 
     [["--canary", "kitchen", "--window", "5 minutes"], /90s, 5m, 1h/],
     [["--window", "30"], /--window is the window of a --canary/],
     [["--canary", "kitchen", "--no-rollback"], /--no-rollback is for a plain deploy/],
+    [["--no-wait"], /--no-wait is for a --canary/],
   ] as const) {
     const r = await s.run(["deploy", ...args]);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
@@ -142,12 +164,13 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
     ["deploy", "--dir", f.dir, "--canary", "kitchen", "--window", "10m", "--json", "--project", f.project.id],
     { home: f.home, cwd: f.work },
   );
+  await f.canaryRunning(4);
   await f.ran(f.kitchen.device.id, "v4 up", "the canary on the kitchen device");
   for (let n = 0; n < 6; n++) {
     assert.ok(f.kitchen.sim.sendEvent("tick", { n }));
     assert.ok(f.hall.sim.sendEvent("tick", { n }));
   }
-  const exit = await bad.exited;
+  const exit = await within(bad.exited, 60_000, "sdk deploy to exit once the canary was rolled back");
   assert.equal(exit.code, 1, bad.stderr());
   const rolled = (JSON.parse(bad.stdout()) as DeployJson).deployment;
   assert.equal(rolled.version, 4);
@@ -191,4 +214,38 @@ test("sdk deploy --canary: --no-wait returns once it started; a good canary is p
   const live = (JSON.parse(kept.stdout) as DeployJson).deployment;
   assert.equal(live.status, "active");
   assert.equal(live.rollout?.rollback, false);
+});
+
+test("sdk deploy --canary: Ctrl-C while waiting exits 1 with stopped: interrupted; the canary goes on on the server", async (t) => {
+  const f = await fleet(t);
+  f.write(script("v1"));
+  const first = await f.deploy(["--json"]);
+  assert.equal(first.code, 0, first.stderr);
+
+  f.write(script("v2"));
+  const waiting = sdkLive(
+    t,
+    ["deploy", "--dir", f.dir, "--canary", "kitchen", "--window", "10m", "--json", "--project", f.project.id],
+    { home: f.home, cwd: f.work },
+  );
+  // Its one stderr line in JSON mode: it is following the canary (and handles Ctrl-C) from now on.
+  await waiting.waitForOutput(
+    ({ stderr }) => /Waiting for canary v2's decision/.test(stderr),
+    60_000,
+    "sdk deploy waiting for the decision",
+  );
+  const exit = await waiting.stop("SIGINT", 60_000);
+  assert.equal(exit.code, 1, waiting.stderr());
+  const out = JSON.parse(waiting.stdout()) as DeployJson & { stopped: string };
+  assert.equal(out.ok, false);
+  assert.equal(out.stopped, "interrupted");
+  assert.equal(out.deployment.version, 2);
+  assert.equal(out.deployment.status, "canary");
+  assert.match(waiting.stderr(), /Stopped waiting \(interrupted\)/);
+  assert.match(waiting.stderr(), /The canary decides by itself/);
+  const running = await f.client.api.getDeployment({
+    params: { projectId: f.project.id, deploymentId: out.deployment.id },
+  });
+  assert.equal(running.status, "canary", "the canary is still in its window on the server");
+  assert.equal(running.rollout?.decision, null);
 });

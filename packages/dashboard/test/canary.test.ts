@@ -51,8 +51,9 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
         (await client.api.listDeviceLogs({ params: { projectId, deviceId }, query: { limit: 200 } })).some(
           (l) => l.message === line,
         ),
-      20_000,
+      60_000,
       line,
+      250,
     );
   const deploy = async (text: string, rollout?: RolloutOptions) => {
     const built = await buildScript(t, text, { skipTypeCheck: true });
@@ -82,8 +83,9 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
     async () =>
       (await client.api.getDeployment({ params: { projectId, deploymentId: v2.id } })).status ===
       "rolled_back",
-    20_000,
+    60_000,
     "v2 rolled back",
+    250,
   );
 
   // v3 is good: promoted when its 1 s window ends.
@@ -91,8 +93,9 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
   await waitUntil(
     async () =>
       (await client.api.getDeployment({ params: { projectId, deploymentId: v3.id } })).status === "active",
-    20_000,
+    60_000,
     "v3 promoted",
+    250,
   );
 
   await page.goto(`${s.url}/projects/${projectId}`);
@@ -137,6 +140,44 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
     .waitFor(wait);
   await shot(page, "canary-running");
 
+  // While it runs, no other version can be made live (the buttons say why).
+  const blocked = row(2).getByRole("button", { name: "Roll back to v2" });
+  assert.equal(await blocked.isDisabled(), true);
+  assert.match(
+    (await blocked.getAttribute("title")) ?? "",
+    /Canary v1 is running: promote or roll it back first/,
+  );
+
+  // The 2 s polls of a running canary do not reload the Home Assistant section (only a new live
+  // version does): two polls pass without a read of it.
+  const reads = { deployments: 0, homeAssistant: 0 };
+  const count = (request: { url(): string; method(): string }) => {
+    const url = new URL(request.url()).pathname;
+    if (request.method() !== "GET") return;
+    if (url === `/v1/projects/${projectId}/deployments`) reads.deployments++;
+    if (url === `/v1/projects/${projectId}/home-assistant`) reads.homeAssistant++;
+  };
+  page.on("request", count);
+  await waitUntil(() => reads.deployments >= 2, 30_000, "two polls of the deployments", 250);
+  page.off("request", count);
+  assert.equal(reads.homeAssistant, 0, "the Home Assistant section was not read again");
+
+  // A failed read of the deployments keeps the figures on the page (no error, no false decision).
+  const deploymentsUrl = `${s.url}/v1/projects/${projectId}/deployments`;
+  let failRead!: () => void;
+  const failed = new Promise<void>((resolve) => {
+    failRead = resolve;
+  });
+  await page.route(deploymentsUrl, async (route) => {
+    await route.abort("connectionreset");
+    failRead();
+  });
+  await failed;
+  await page.unroute(deploymentsUrl);
+  const section = page.locator("section[aria-labelledby='deployments-title']");
+  assert.equal(await section.getByRole("alert").count(), 0, "no error shown for a failed poll");
+  assert.equal(await panel.isVisible(), true, "the canary stays on the page");
+
   await panel.getByRole("button", { name: "Roll back v1" }).click();
   const confirm = page.getByRole("dialog", { name: "Roll back v1?" });
   await confirm.getByRole("button", { name: "Roll back v1" }).click();
@@ -151,7 +192,8 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
 
   // The rolled-back v2 again, as a canary on a share of the devices, then promoted by hand.
   await row(2).getByRole("button", { name: "Roll back to v2" }).click();
-  const again = page.getByRole("dialog", { name: "Make v2 live again?" });
+  // v2 never was live (a rolled-back canary): not "again".
+  const again = page.getByRole("dialog", { name: "Make v2 live?" });
   await again.getByLabel("As a canary on a share of the connected devices").check();
   await again.getByLabel("Canary share (%)").fill("50");
   await again.getByRole("button", { name: "Start canary of v2" }).click();
@@ -165,4 +207,15 @@ test("deployments: a rolled-back canary's reason, a promoted canary, and a canar
   await row(2).getByText("Live", { exact: true }).waitFor(wait);
   await row(3).getByText("Previous", { exact: true }).waitFor(wait);
   await second.waitFor({ ...wait, state: "detached" });
+
+  // A canary started elsewhere (the CLI, say) shows up when the tab is shown again, and goes away
+  // once it is rolled back there.
+  const v4 = await deploy(script("v4"), { canary: { tag: "kitchen" }, windowSeconds: 600 });
+  assert.equal(v4.status, "canary");
+  await page.evaluate('document.dispatchEvent(new Event("visibilitychange"))');
+  const fromCli = page.getByRole("region", { name: "Canary v4" });
+  await fromCli.waitFor(wait);
+  await client.api.rollBackDeployment({ params: { projectId, deploymentId: v4.id } });
+  await row(4).getByText("Rolled back", { exact: true }).waitFor(wait);
+  await fromCli.waitFor({ ...wait, state: "detached" });
 });

@@ -17,11 +17,12 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   for (const [name, tool] of Object.entries(tools)) {
     server.registerTool(name, { description: tool.description, inputSchema: tool.input }, (async (
       args: Record<string, unknown>,
+      extra: { signal?: AbortSignal },
     ) => {
       try {
         return await (
           tool.run as (c: ToolContext, a: Record<string, unknown>) => ReturnType<typeof tool.run>
-        )(ctx, args);
+        )({ ...ctx, signal: extra.signal }, args);
       } catch (error) {
         return failure(error);
       }

@@ -19,6 +19,7 @@ import {
   rolloutText,
   waitForDecision,
   waitForDecisionSeconds,
+  windowEndsBefore,
 } from "./canary.ts";
 
 /** A tool failure to report to the agent (never a crash of the server). */
@@ -35,6 +36,8 @@ class ToolError extends Error {
 
 export interface ToolContext {
   env: Record<string, string | undefined>;
+  /** Aborts when the agent cancels the call (or the connection closes). */
+  signal?: AbortSignal;
 }
 
 async function client(ctx: ToolContext): Promise<SdkClient> {
@@ -85,6 +88,22 @@ const ProjectDir = z
   .string()
   .min(1)
   .describe("Absolute path of the local project directory (the one holding sdk.ts)");
+
+/** canary "25" found no device tagged "25": say how a share is written. */
+function withShareHint(error: unknown, canary: string | undefined): unknown {
+  if (
+    !(error instanceof SdkApiError) ||
+    error.code !== "no_canary_devices" ||
+    !canary ||
+    !/^\d+$/.test(canary)
+  )
+    return error;
+  return new ToolError(
+    error.code,
+    `${error.message.replace(/\.$/, "")}. For a share of the connected devices, write canary "${canary}%".`,
+    error.docs,
+  );
+}
 
 /** The deploy tool's canaryAction: the project's running canary (or newest rollout), or end it now. */
 async function canaryAction(c: SdkClient, projectId: string, action: CanaryAction): Promise<CallToolResult> {
@@ -237,7 +256,7 @@ export const tools = {
   },
   deploy: {
     description:
-      "Build a local project and deploy it to its server project (projectId from sdk.ts unless given). Waits for the final status: active, or failed with the error (the previous version then stays live), or rolled_back with the reason (a crash loop: every device's onDeviceConnect threw). With canary, the new version first runs only on some devices and the server promotes or rolls it back after windowSeconds by comparing their errors with the live version's; a window up to 45 s is waited for, a longer one returns once the canary started (status canary). canaryAction reports on or ends the project's canary instead of deploying.",
+      "Build a local project and deploy it to its server project (projectId from sdk.ts unless given). Waits for the final status: active, or failed with the error (the previous version then stays live), or rolled_back with the reason (a crash loop: every device's onDeviceConnect threw). With canary, the new version first runs only on some devices and the server promotes or rolls it back after windowSeconds by comparing their errors with the live version's; a window that ends within 50 s of the call is waited for, a longer one returns once the canary started (status canary; it decides by itself). canaryAction reports on or ends the project's canary instead of deploying.",
     input: {
       projectDir: ProjectDir,
       projectId: ProjectId.optional().describe("Overrides `project` in sdk.ts"),
@@ -270,6 +289,7 @@ export const tools = {
         canaryAction?: CanaryAction;
       },
     ) {
+      const deadline = performance.now() + waitForDecisionSeconds * 1000;
       const c = await client(ctx);
       const projectId = args.projectId ?? (await loadProjectConfig(args.projectDir)).project;
       if (!projectId)
@@ -277,6 +297,11 @@ export const tools = {
       if (args.canaryAction) return canaryAction(c, projectId, args.canaryAction);
       if (args.windowSeconds !== undefined && !args.canary)
         throw new ToolError("bad_input", "windowSeconds is the window of a canary: give canary too.");
+      if (args.rollback === false && args.canary)
+        throw new ToolError(
+          "bad_input",
+          "rollback:false is for a plain deploy; a canary is always promoted or rolled back.",
+        );
       const built = await build({ projectDir: args.projectDir });
       if (!built.ok) {
         return {
@@ -295,22 +320,36 @@ export const tools = {
         ...(args.windowSeconds !== undefined ? { windowSeconds: args.windowSeconds } : {}),
         ...(args.rollback !== undefined ? { rollback: args.rollback } : {}),
       };
-      let deployment = await c.api.createDeployment({
-        params: { projectId },
-        body: {
-          bundle: built.bundle,
-          sourceMap: built.sourceMap,
-          manifest: built.manifest,
-          ...(Object.keys(rollout).length ? { rollout } : {}),
-        },
-      });
-      if (
-        deployment.status === "canary" &&
-        (deployment.rollout?.windowSeconds ?? 0) <= waitForDecisionSeconds
-      )
-        deployment = await waitForDecision(c, projectId, deployment);
-      if (deployment.status === "canary")
-        return ok(rolloutText(deployment), { ok: true, deployment, rollout: deployment.rollout });
+      let deployment = await c.api
+        .createDeployment({
+          params: { projectId },
+          body: {
+            bundle: built.bundle,
+            sourceMap: built.sourceMap,
+            manifest: built.manifest,
+            ...(Object.keys(rollout).length ? { rollout } : {}),
+          },
+        })
+        .catch((error: unknown) => {
+          throw withShareHint(error, args.canary);
+        });
+      let stopped: string | null = null;
+      if (windowEndsBefore(deployment, deadline))
+        ({ deployment, stopped } = await waitForDecision(c, projectId, deployment, {
+          deadline,
+          signal: ctx.signal,
+        }));
+      if (deployment.status === "canary") {
+        const note = stopped
+          ? `\nStopped waiting for the decision: ${stopped}. The canary goes on on the server; call deploy with canaryAction "status" later.`
+          : "";
+        return ok(`${rolloutText(deployment)}${note}`, {
+          ok: true,
+          deployment,
+          rollout: deployment.rollout,
+          ...(stopped ? { stopped } : {}),
+        });
+      }
       if (deployment.status !== "active") {
         return {
           isError: true,

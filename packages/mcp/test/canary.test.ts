@@ -84,6 +84,12 @@ test("deploy with canary: a short window is waited for and promoted; a long one 
   const noWindow = await deploy({ windowSeconds: 5 });
   assert.equal(noWindow.isError, true);
   assert.match(text(noWindow), /windowSeconds is the window of a canary/);
+  const noRollback = await deploy({ canary: "bench", rollback: false });
+  assert.equal(noRollback.isError, true);
+  assert.match(text(noRollback), /bad_input: rollback:false is for a plain deploy/);
+  const number = await deploy({ canary: "25" });
+  assert.equal(number.isError, true);
+  assert.match(text(number), /no_canary_devices: .*For a share of the connected devices, write canary "25%"/);
 
   write("v2");
   const short = await deploy({ canary: "bench", windowSeconds: 1 });
@@ -109,4 +115,22 @@ test("deploy with canary: a short window is waited for and promoted; a long one 
   const none = await deploy({ canaryAction: "promote" });
   assert.equal(none.isError, true);
   assert.match(text(none), /no canary running/);
+
+  // A short-window canary whose onDeviceConnect throws on its device: rolled back, with the reason.
+  fs.writeFileSync(
+    path.join(dir, "src", "index.ts"),
+    `import { DeviceScript } from "@sdk/device";\nexport default class Main extends DeviceScript {\n  onDeviceConnect() { throw new Error("cannot start"); }\n}\n`,
+  );
+  const bad = await deploy({ canary: "bench", windowSeconds: 30 });
+  assert.equal(bad.isError, true, text(bad));
+  assert.equal(result(bad).deployment.status, "rolled_back");
+  assert.equal(result(bad).rollout?.decision, "rolled_back");
+  assert.match(text(bad), /v\d+ was rolled back; the previous version stays live\. Reason: \S/);
+  assert.doesNotMatch(text(bad), /Reason: rolled back:/, "the decision is not said twice");
+  const live = await user.api.listDeployments({ params: { projectId: project.id } });
+  assert.equal(
+    live.find((d) => d.status === "active")?.id,
+    result(short).deployment.id,
+    "the promoted canary stays live",
+  );
 });

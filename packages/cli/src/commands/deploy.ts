@@ -35,6 +35,8 @@ function rolloutOptions(values: Record<string, string | boolean | undefined>): R
   const canary = values.canary as string | undefined;
   if (canary === undefined) {
     if (values.window !== undefined) throw new UsageError("--window is the window of a --canary", "deploy");
+    if (values["no-wait"])
+      throw new UsageError("--no-wait is for a --canary (a plain deploy returns once it is live)", "deploy");
     return values["no-rollback"] ? { rollback: false } : undefined;
   }
   if (values["no-rollback"])
@@ -77,7 +79,7 @@ export const deploy: Command = {
   details: [
     "The server loads the new version in a sandbox before it goes live; connected devices switch to it without disconnecting. If it fails to load, the previous version stays live, the error is shown and the exit code is 1. The Home Assistant entities declared in sdk.ts (ha.entities) are published with it.",
     "A plain deploy is watched for its first minute: if every device's onDeviceConnect throws (a crash loop), the server puts the previous version back by itself. When that happens at once, sdk deploy shows the reason and exits 1.",
-    "With --canary the new version runs only on the devices with the tag, or on that share of the connected devices; the others keep the live version. For the window (default 5 minutes, the server's CANARY_WINDOW_SECONDS) the server compares the canary's health with the live version's: script errors and timeouts per handler call, disconnects, command errors. Inside the thresholds it is promoted to every device; outside, it is rolled back at once. sdk deploy waits and shows both sides' figures and the time left, then the decision and its reason: exit 0 when promoted, 1 when rolled back. Ctrl-C stops waiting, not the canary.",
+    "With --canary the new version runs only on the devices with the tag, or on that share of the connected devices; the others keep the live version. For the window (default 5 minutes, the server's CANARY_WINDOW_SECONDS) the server compares the canary's health with the live version's: script errors and timeouts per handler call, disconnects, command errors. Inside the thresholds it is promoted to every device; outside, it is rolled back at once. sdk deploy waits and shows both sides' figures and the time left, then the decision and its reason: exit 0 when promoted, 1 when rolled back. Exit 1 also when it stops waiting before the decision (Ctrl-C, the server unreachable for a minute, the canary undecided a minute after its window): the canary goes on on the server; --json then prints { ok: false, stopped: <why>, deployment } and sdk status shows how it is doing.",
   ].join("\n\n"),
   options: {
     verbose: { type: "boolean" },

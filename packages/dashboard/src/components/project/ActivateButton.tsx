@@ -37,12 +37,18 @@ export function ActivateButton({
   deploymentId,
   label,
   version,
+  wasLive,
+  busyWith,
   onActivated,
 }: {
   projectId: string;
   deploymentId: string;
   label: string;
   version: number;
+  /** It was live once (a rollback makes it live "again"); a rolled-back canary never was. */
+  wasLive: boolean;
+  /** Why it cannot be made live now (a canary is running), or null. */
+  busyWith: string | null;
   onActivated: () => void;
 }) {
   const id = useId();
@@ -66,7 +72,9 @@ export function ActivateButton({
     <ConfirmButton
       label={label}
       className="button-small"
-      title={`Make v${version} live again?`}
+      title={`Make v${version} live${wasLive ? " again" : ""}?`}
+      disabled={busyWith !== null}
+      disabledReason={busyWith ?? undefined}
       confirmLabel={mode === "now" ? label : `Start canary of v${version}`}
       onConfirm={async () => {
         // An empty object: at once, as before canaries.

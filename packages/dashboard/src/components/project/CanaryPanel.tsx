@@ -11,11 +11,13 @@ function targetWords(target: CanaryTarget | null): string {
   return "tag" in target ? `tag ${target.tag}` : `${target.percent}% of the connected devices`;
 }
 
-/** "4:05" */
+/** "4:05" / "0:09" / "1:02:03" (as `sdk deploy --canary` prints it). */
 function clock(seconds: number): string {
   const s = Math.max(0, Math.ceil(seconds));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, "0")}`;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
 }
 
 /** Seconds until `iso`, ticking every second. */

@@ -37,8 +37,9 @@ export function DeploymentsSection({
   const userName = useUserNames();
   const kept = useServerInfo()?.deploymentsKept;
   const [shown, setShown] = useState<string | null>(null);
-  useCanaryRefresh(deployments, onActivated);
+  useCanaryRefresh(projectId, deployments, onActivated);
   const live = deployments.data?.find((d) => d.status === "active")?.version ?? 0;
+  const canary = deployments.data?.find((d) => d.status === "canary");
   // Going back to an older version is a rollback; a newer one that is not live can be made live too.
   const verb = (version: number) => (version < live ? "Roll back to" : "Make live:");
   return (
@@ -123,6 +124,10 @@ export function DeploymentsSection({
                       deploymentId={deployment.id}
                       label={`${verb(deployment.version)} v${deployment.version}`}
                       version={deployment.version}
+                      wasLive={deployment.activatedAt !== null}
+                      busyWith={
+                        canary ? `Canary v${canary.version} is running: promote or roll it back first.` : null
+                      }
                       onActivated={onActivated}
                     />
                   )}
