@@ -13,16 +13,26 @@ import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
 import {
   anyStable,
+  attachConnected,
   attachStable,
   type CanaryState,
   CrashLoopError,
   canaryOperations,
   countDisconnect,
-  deviceSide,
+  detachGone,
   isMember,
+  roomIn,
+  sandboxesOf,
   sandboxOf,
 } from "./script-canary.ts";
-import { countCalls, countFailure, type HealthCounts, type RolloutHooks, sideOf } from "./script-health.ts";
+import {
+  countCalls,
+  countFailure,
+  countsAsScriptError,
+  type HealthCounts,
+  type RolloutHooks,
+  sideOf,
+} from "./script-health.ts";
 
 /**
  * What the host keeps per project (`running`, and a `canary` with the `health` a rollout watches:
@@ -208,7 +218,8 @@ export function scriptHostService(deps: {
     failed: (deviceId, kind, entry) => {
       // An entry that ran to its deadline held up its worker that long: the next load is isolated.
       if (kind === "timeout") pool.markOverBudget(projectId);
-      void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+      if (countsAsScriptError(entry))
+        void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
       count(projectId, deploymentId, (h) => countFailure(h, kind, entry));
     },
     entered: (calls, connects) => count(projectId, deploymentId, countCalls(calls, connects), false),
@@ -327,11 +338,7 @@ export function scriptHostService(deps: {
    */
   function faulted(projectId: string, sandbox: RemoteSandbox, reason: string, kind: "script" | "crash") {
     const p = projects.get(projectId);
-    if (p?.canary?.sandbox === sandbox) {
-      // A canary that stops itself is never restarted: it is rolled back.
-      hooks?.canaryFaulted(projectId, p.canary.deploymentId, reason.split("\n")[0]!);
-      return;
-    }
+    if (canaries.canaryFaulted(projectId, sandbox, reason, kind)) return;
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
     if (kind === "script") pool.markOverBudget(projectId);
@@ -356,7 +363,11 @@ export function scriptHostService(deps: {
 
   const canaries = canaryOperations({
     project: scriptsOf,
+    existing: (projectId) => projects.get(projectId),
     connected: (projectId) => connected.get(projectId),
+    activeId: async (projectId) => (await repos.deployments.active(projectId))?.id ?? null,
+    hooks: () => hooks,
+    onError,
     load,
     holdingWhile: (projectId, fn) => holdingWhile(projectId, () => fn()),
     attachAll,
@@ -373,13 +384,7 @@ export function scriptHostService(deps: {
     }
     devices.set(device.deviceId, board);
     const attach = async (p: ProjectScripts) => {
-      if (devices.has(device.deviceId)) deviceSide(p, device.deviceId)?.devices.add(device.deviceId);
-      if (isMember(p, device.deviceId)) {
-        if (devices.has(device.deviceId)) p.canary!.sandbox.attach(device.deviceId, board);
-        return;
-      }
-      if (!p.running) return start(device.projectId, p);
-      if (devices.has(device.deviceId)) p.running.sandbox.attach(device.deviceId, board);
+      if (!attachConnected(p, device.deviceId, board, devices)) await start(device.projectId, p);
     };
     const p = scriptsOf(device.projectId);
     // A start to come: the device's first messages wait for it.
@@ -431,8 +436,7 @@ export function scriptHostService(deps: {
         // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
         bus.subscribe("project.deleted", ({ projectId }) => {
           serial(projectId, (p) => {
-            p.running?.sandbox.dispose();
-            p.canary?.sandbox.dispose();
+            for (const sandbox of sandboxesOf(p)) sandbox.dispose();
             p.running = undefined;
             p.canary = undefined;
             if (projects.get(projectId) === p) projects.delete(projectId);
@@ -440,8 +444,7 @@ export function scriptHostService(deps: {
           }).catch(onError);
         }),
         bus.subscribe("env.changed", async ({ projectId }) => {
-          const p = projects.get(projectId);
-          const sandboxes = [p?.running?.sandbox, p?.canary?.sandbox].filter((s) => s !== undefined);
+          const sandboxes = sandboxesOf(projects.get(projectId));
           if (sandboxes.length === 0) return;
           const values = await env.forScripts(projectId);
           for (const sandbox of sandboxes) sandbox.setEnv(values);
@@ -464,8 +467,10 @@ export function scriptHostService(deps: {
       commit: () => Promise<void>,
       /** After the trial: a reason not to make it live (a crash loop), or null. */
       check?: () => string | null,
-    ): Promise<void> {
+    ): Promise<string | null> {
+      let previousId: string | null = null;
       return holdingWhile(projectId, async (p) => {
+        previousId = (await repos.deployments.active(projectId))?.id ?? null;
         const sandbox = await load(projectId, deploymentId);
         const previous = p.running;
         const restorePrevious = () => {
@@ -513,10 +518,9 @@ export function scriptHostService(deps: {
           return;
         }
         p.running = { deploymentId, sandbox };
-        const devices = connected.get(projectId)!;
-        for (const deviceId of sandbox.devices) if (!devices.has(deviceId)) sandbox.detach(deviceId);
+        detachGone(sandbox, connected.get(projectId));
         attachAll(projectId, sandbox);
-      });
+      }).then(() => previousId);
     },
 
     /**
@@ -556,7 +560,7 @@ export function scriptHostService(deps: {
       const held = p?.held;
       if (held && held.messages.length >= heldMax)
         return new Promise((resolve) => held.waiters.push(resolve));
-      return p?.running?.sandbox.waitForRoom() ?? p?.canary?.sandbox.waitForRoom() ?? null;
+      return roomIn(sandboxesOf(p));
     },
 
     /** Ends the worker thread running the project's scripts, as a crash would (tests). */
@@ -576,8 +580,7 @@ export function scriptHostService(deps: {
       stopped = true;
       for (const off of unsubscribe.splice(0)) off();
       for (const p of projects.values()) {
-        p.running?.sandbox.dispose();
-        p.canary?.sandbox.dispose();
+        for (const sandbox of sandboxesOf(p)) sandbox.dispose();
         if (p.dropped) clearTimeout(p.dropped.timer);
         for (const resolve of p.held?.waiters ?? []) resolve();
       }
