@@ -51,9 +51,13 @@ test("command error rate over the stable rate + 10 points with at least 3 comman
 });
 
 test("disconnect share: devices that disconnected twice or more, over the stable share + 25 points", () => {
-  const flapping = (times: number[], devices: number, counts: Partial<Omit<HealthCounts, "devices">> = {}) => {
+  const flapping = (
+    times: number[],
+    devices: number,
+    counts: Partial<Omit<HealthCounts, "devices">> = {},
+  ) => {
     const h = side({ disconnects: times.reduce((a, b) => a + b, 0), ...counts }, devices);
-    times.forEach((n, i) => h.disconnected.set(`dev_${i}`, n));
+    for (const [i, n] of times.entries()) h.disconnected.set(`dev_${i}`, n);
     return h;
   };
   assert.equal(
@@ -61,11 +65,7 @@ test("disconnect share: devices that disconnected twice or more, over the stable
     null,
     "one reconnect of a one-device canary is not held against it",
   );
-  assert.equal(
-    canaryVerdict(watch(flapping([2], 4), side({}, 4))),
-    null,
-    "1 of 4 is 25 points, not over",
-  );
+  assert.equal(canaryVerdict(watch(flapping([2], 4), side({}, 4))), null, "1 of 4 is 25 points, not over");
   assert.equal(
     canaryVerdict(watch(flapping([2], 1), side({}, 8))),
     "rolled back: 1 of 1 canary device disconnected 2 times or more (100 %) against 0 of 8 (0 %) on the stable version",

@@ -59,6 +59,13 @@ test("a canary cut off by a restart is rolled back at boot; the stable version s
     (x) => x.status === "active",
   );
   assert.equal(live?.id, s.stable.id);
+  const memberLog = await api.listDeviceLogs({ params: s.member.ids, query: { limit: 200 } });
+  assert.ok(
+    memberLog.some((l) =>
+      /\(canary\) rolled back: the server restarted during the canary window/.test(l.message),
+    ),
+    "the member's log says so",
+  );
 });
 
 test("a plain deploy whose onDeviceConnect throws for the devices connecting in its first minute is rolled back", async (t) => {

@@ -85,12 +85,17 @@ export function rolloutsService(deps: {
     return { ...l.rollout, health: { canary: healthView(h.canary), stable: healthView(h.stable) } };
   }
 
-  const deviceLog = (l: Pick<Live, "projectId" | "rollout">, level: "info" | "warn", message: string) => {
-    for (const deviceId of l.rollout.devices)
-      logs.append({ projectId: l.projectId, deviceId }, level, "system", message).catch((error: unknown) => {
-        if (!(error instanceof AppError)) onError(error);
-      });
-  };
+  /** A line in the log of each of the rollout's devices; settles once written. */
+  const deviceLog = (l: Pick<Live, "projectId" | "rollout">, level: "info" | "warn", message: string) =>
+    Promise.all(
+      l.rollout.devices.map((deviceId) =>
+        logs
+          .append({ projectId: l.projectId, deviceId }, level, "system", message)
+          .catch((error: unknown) => {
+            if (!(error instanceof AppError)) onError(error);
+          }),
+      ),
+    );
 
   /** Ends the rollout in memory with its decision; returns the rollout to store. */
   function decide(l: Live, decision: Rollout["decision"], reason: string): Rollout {
@@ -125,7 +130,7 @@ export function rolloutsService(deps: {
       await scripts.rollBackCanary(l.projectId, l.deploymentId);
       // The stable one is (again) the live one, even if a failed promotion touched the database.
       await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, l.previousId);
-      deviceLog(
+      void deviceLog(
         l,
         "warn",
         `deployment v${l.version} (canary) ${reason}; this device runs the stable version again`,
@@ -193,7 +198,7 @@ export function rolloutsService(deps: {
           : `rolled back: the promotion failed (${(error as Error).message})`,
       );
     }
-    deviceLog(l, "info", `deployment v${l.version} (canary) ${reason}; it now runs on every device`);
+    void deviceLog(l, "info", `deployment v${l.version} (canary) ${reason}; it now runs on every device`);
     await bus.publish("deployment.activated", {
       actorId: l.actorId,
       projectId: l.projectId,
@@ -545,7 +550,7 @@ export function rolloutsService(deps: {
             JSON.stringify(decided),
             null,
           );
-          deviceLog(
+          await deviceLog(
             { projectId: row.projectId, rollout },
             "warn",
             `deployment v${row.version} (canary) rolled back: ${serverRestarted}; this device runs the stable version again`,

@@ -77,7 +77,7 @@ export const anyStable = (p: CanaryState | undefined, devices: Map<string, Board
   [...(devices?.keys() ?? [])].some((deviceId) => !isMember(p, deviceId));
 
 /** The health side a device counts on while a rollout watches: the canary's members, or the rest. */
-export const deviceSide = (p: CanaryState | undefined, deviceId: string): HealthCounts | undefined =>
+const deviceSide = (p: CanaryState | undefined, deviceId: string): HealthCounts | undefined =>
   p?.health && (isMember(p, deviceId) && p.health.canaryId ? p.health.canary : p.health.stable);
 
 /** What the canary operations need of the script host (its per-project state and helpers). */
