@@ -78,6 +78,7 @@ function host() {
     start: async () => {},
     activeId: async () => p.running?.deploymentId ?? null,
     log: () => {},
+    logAll: () => {},
     hooks: () => undefined,
     onError: (error) => assert.fail(String(error)),
     stopped: () => false,

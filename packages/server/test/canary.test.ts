@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitUntil } from "@sdk/test-helpers";
 import { allowLoopback, receiver } from "./helpers/alerts.ts";
 import { canaryProject, versionScript } from "./helpers/canary.ts";
 
@@ -110,4 +111,22 @@ export default class Deep extends DeviceScript {
   assert.match(after.error ?? "", /^rolled back: the canary's scripts stopped themselves \(.*stack overflow/);
   await s.send(s.member, "again");
   await s.logged(s.member, "v1 got again");
+});
+
+test("a crash of the scripts' worker thread restarts the canary for its members; its window goes on", async (t) => {
+  // One worker thread: the canary and the stable version both run on the one that crashes.
+  const s = await canaryProject(t, { env: { SCRIPT_WORKERS: "1" } });
+  const d = await s.deployWith(versionScript("v2"), { canary: { tag: "canary" }, windowSeconds: 3600 });
+  assert.equal(d.status, "canary");
+  await s.logged(s.member, "v2 up");
+  s.server.services.scripts.crashWorkerForTests(s.projectId);
+  const twice = (id: string, line: string) =>
+    waitUntil(async () => (await s.logs(id)).filter((l) => l === line).length === 2, 20_000, line);
+  await twice(s.member.device.id, "v2 up");
+  await twice(s.other.device.id, "v1 up");
+  await s.send(s.member, "after");
+  await s.logged(s.member, "v2 got after");
+  await s.send(s.other, "after");
+  await s.logged(s.other, "v1 got after");
+  assert.equal((await s.deployment(d.id)).status, "canary");
 });

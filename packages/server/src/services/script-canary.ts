@@ -94,6 +94,8 @@ export interface CanaryHostContext {
   /** The live deployment in the database (read inside the project's queue). */
   activeId(projectId: string): Promise<string | null>;
   log(projectId: string, deviceId: string, message: string): void;
+  /** An error line in the log of each connected device of the project. */
+  logAll(projectId: string, message: string): void;
   hooks(): RolloutHooks | undefined;
   onError(error: unknown): void;
   stopped(): boolean;
@@ -103,8 +105,9 @@ export interface CanaryHostContext {
 export class NotTheCanaryError extends Error {}
 
 /**
- * A project's second sandbox: a canary runs for its member devices while the stable deployment
- * runs for the others; then it becomes the live sandbox (promote) or is dropped (roll back).
+ * Version swaps of a project's scripts: a plain activation (`activate`), and a canary, the
+ * project's second sandbox, which runs for its member devices while the stable deployment runs for
+ * the others, then becomes the live sandbox (promote) or is dropped (roll back).
  */
 export function canaryOperations(ctx: CanaryHostContext) {
   /** Moves devices out of `from` (their onDeviceDisconnect runs there first) before they attach elsewhere. */
@@ -277,6 +280,79 @@ export function canaryOperations(ctx: CanaryHostContext) {
         if (p.running) ctx.attachAll(projectId, p.running.sandbox);
         else await ctx.start(projectId);
       });
+    },
+
+    /**
+     * Makes a deployment live: loads it (the trial: a bundle that does not load throws
+     * ScriptLoadError), moves every connected device's instance from the old version to the new one
+     * (onDeviceDisconnect on the old, onDeviceConnect on the new; the device connections stay up),
+     * then `commit`s (the database makes it the live one) and only then runs it. A version whose
+     * sandbox stops itself while its instances start (memory cap, stack overflow) throws
+     * ScriptLoadError with the reason, and the old version's instances start again.
+     */
+    activate(
+      projectId: string,
+      deploymentId: string,
+      commit: () => Promise<void>,
+      /** After the trial: a reason not to make it live (a crash loop), or null. */
+      check?: () => string | null,
+    ): Promise<string | null> {
+      let previousId: string | null = null;
+      return ctx
+        .holdingWhile(projectId, async () => {
+          const p = ctx.project(projectId);
+          previousId = await ctx.activeId(projectId);
+          const sandbox = await ctx.load(projectId, deploymentId);
+          const previous = p.running;
+          const restorePrevious = () => {
+            if (previous && !previous.sandbox.disposed) ctx.attachAll(projectId, previous.sandbox);
+          };
+          if (ctx.connected(projectId)?.size) {
+            if (previous) {
+              for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
+              // The old instances' onDeviceDisconnect runs before the new ones' onDeviceConnect.
+              if (previous.sandbox.worker !== sandbox.worker) await previous.sandbox.sync();
+            }
+            ctx.attachAll(projectId, sandbox);
+            if ((await sandbox.sync()) !== null) {
+              ctx.logAll(
+                projectId,
+                previous && !previous.sandbox.disposed
+                  ? "the new deployment stopped while starting and was not made live; the previous one runs again"
+                  : "the new deployment stopped while starting and was not made live",
+              );
+              restorePrevious();
+              throw new ScriptLoadError(sandbox.fault ?? "the new deployment stopped while starting");
+            }
+            const refused = check?.() ?? null;
+            if (refused !== null) {
+              for (const deviceId of sandbox.devices) sandbox.detach(deviceId);
+              sandbox.dispose();
+              restorePrevious();
+              throw new CrashLoopError(refused);
+            }
+          }
+          try {
+            await commit();
+          } catch (error) {
+            sandbox.dispose();
+            restorePrevious();
+            throw error;
+          }
+          p.restarts = [];
+          previous?.sandbox.dispose();
+          p.running = undefined;
+          if (ctx.stopped() || !ctx.connected(projectId)?.size || sandbox.disposed) {
+            sandbox.dispose();
+            // A sandbox that stopped itself after its trial is the live one now: it starts again.
+            if (!ctx.stopped() && ctx.connected(projectId)?.size) await ctx.start(projectId);
+            return;
+          }
+          p.running = { deploymentId, sandbox };
+          detachGone(sandbox, ctx.connected(projectId));
+          ctx.attachAll(projectId, sandbox);
+        })
+        .then(() => previousId);
     },
 
     /** The devices connected to this server's scripts now. */

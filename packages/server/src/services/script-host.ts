@@ -16,10 +16,8 @@ import {
   attachConnected,
   attachStable,
   type CanaryState,
-  CrashLoopError,
   canaryOperations,
   countDisconnect,
-  detachGone,
   isMember,
   roomIn,
   sandboxesOf,
@@ -373,6 +371,7 @@ export function scriptHostService(deps: {
     attachAll,
     start: (projectId) => start(projectId, scriptsOf(projectId)),
     log: (projectId, deviceId, message) => log({ projectId, deviceId }, "warn", message),
+    logAll,
     stopped: () => stopped,
   });
 
@@ -451,76 +450,6 @@ export function scriptHostService(deps: {
           await Promise.all(sandboxes.map((sandbox) => sandbox.sync()));
         }),
       ];
-    },
-
-    /**
-     * Makes a deployment live: loads it (the trial: a bundle that does not load throws
-     * ScriptLoadError), moves every connected device's instance from the old version to the new one
-     * (onDeviceDisconnect on the old, onDeviceConnect on the new; the device connections stay up),
-     * then `commit`s (the database makes it the live one) and only then runs it. A version whose
-     * sandbox stops itself while its instances start (memory cap, stack overflow) throws
-     * ScriptLoadError with the reason, and the old version's instances start again.
-     */
-    activate(
-      projectId: string,
-      deploymentId: string,
-      commit: () => Promise<void>,
-      /** After the trial: a reason not to make it live (a crash loop), or null. */
-      check?: () => string | null,
-    ): Promise<string | null> {
-      let previousId: string | null = null;
-      return holdingWhile(projectId, async (p) => {
-        previousId = (await repos.deployments.active(projectId))?.id ?? null;
-        const sandbox = await load(projectId, deploymentId);
-        const previous = p.running;
-        const restorePrevious = () => {
-          if (previous && !previous.sandbox.disposed) attachAll(projectId, previous.sandbox);
-        };
-        if (connected.get(projectId)?.size) {
-          if (previous) {
-            for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
-            // The old instances' onDeviceDisconnect runs before the new ones' onDeviceConnect.
-            if (previous.sandbox.worker !== sandbox.worker) await previous.sandbox.sync();
-          }
-          attachAll(projectId, sandbox);
-          if ((await sandbox.sync()) !== null) {
-            logAll(
-              projectId,
-              previous && !previous.sandbox.disposed
-                ? "the new deployment stopped while starting and was not made live; the previous one runs again"
-                : "the new deployment stopped while starting and was not made live",
-            );
-            restorePrevious();
-            throw new ScriptLoadError(sandbox.fault ?? "the new deployment stopped while starting");
-          }
-          const refused = check?.() ?? null;
-          if (refused !== null) {
-            for (const deviceId of sandbox.devices) sandbox.detach(deviceId);
-            sandbox.dispose();
-            restorePrevious();
-            throw new CrashLoopError(refused);
-          }
-        }
-        try {
-          await commit();
-        } catch (error) {
-          sandbox.dispose();
-          restorePrevious();
-          throw error;
-        }
-        p.restarts = [];
-        previous?.sandbox.dispose();
-        p.running = undefined;
-        if (stopped || !connected.get(projectId)?.size || sandbox.disposed) {
-          sandbox.dispose();
-          // A sandbox that stopped itself after its trial is the live one now: it starts again.
-          if (!stopped && connected.get(projectId)?.size) await start(projectId, p);
-          return;
-        }
-        p.running = { deploymentId, sandbox };
-        detachGone(sandbox, connected.get(projectId));
-        attachAll(projectId, sandbox);
-      }).then(() => previousId);
     },
 
     /**
