@@ -59,7 +59,7 @@ export function attachConnected(
 }
 
 /** Detaches from `sandbox` the devices that are no longer connected (they left while it was being set up). */
-export function detachGone(sandbox: RemoteSandbox, devices: Map<string, Board> | undefined): void {
+function detachGone(sandbox: RemoteSandbox, devices: Map<string, Board> | undefined): void {
   for (const deviceId of sandbox.devices) if (!devices?.has(deviceId)) sandbox.detach(deviceId);
 }
 
