@@ -86,3 +86,18 @@ test("a plain deploy whose onDeviceConnect throws for the devices connecting in 
   assert.equal(await s.live(), v1.id);
   await waitUntil(async () => (await s.logs(device.id)).includes("v1 up"));
 });
+
+test("a project's first deployment goes live even if every onDeviceConnect throws (there is nothing to stay on)", async (t) => {
+  const s = await scriptProject(t);
+  const projectId = s.project.id;
+  const { device } = await s.onlineDevice();
+  const built = await buildScript(t, throwsOnConnect);
+  const d = await s.client.api.createDeployment({
+    params: { projectId },
+    body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+  });
+  assert.equal(d.status, "active");
+  assert.equal(d.rollout?.kind, "watch");
+  assert.equal(await s.live(), d.id);
+  await waitUntil(async () => (await s.logs(device.id)).includes("loop up"));
+});
