@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { canaryVerdict, crashLoop } from "../src/services/rollout-rules.ts";
+import { canaryVerdict, crashLoop, shuffled } from "../src/services/rollout-rules.ts";
 import { type HealthCounts, type HealthWatch, newHealthCounts } from "../src/services/script-health.ts";
 
 const side = (counts: Partial<Omit<HealthCounts, "devices">>, devices = 1): HealthCounts => ({
@@ -74,4 +74,12 @@ test("disconnect share: devices that disconnected twice or more, over the stable
     canaryVerdict(watch(flapping([3, 1], 2), flapping([2], 8))),
     "rolled back: 1 of 2 canary devices disconnected 2 times or more (50 %) against 1 of 8 (13 %) on the stable version",
   );
+});
+
+test("a percentage canary's members are a permutation's prefix (Fisher–Yates)", () => {
+  const ids = Array.from({ length: 20 }, (_, i) => `dev_${i}`);
+  const out = shuffled(ids);
+  assert.deepEqual([...out].sort(), [...ids].sort());
+  assert.deepEqual(shuffled([]), []);
+  assert.deepEqual(shuffled(["only"]), ["only"]);
 });

@@ -64,3 +64,13 @@ export function canaryVerdict(health: HealthWatch): string | null {
     return `rolled back: ${flapping} of ${devices} canary device${devices === 1 ? "" : "s"} disconnected ${canaryThresholds.disconnectsPerDevice} times or more (${pct(share)}) against ${stableFlapping} of ${s.devices.size} (${pct(stableShare)}) on the stable version`;
   return null;
 }
+
+/** A uniformly random order (Fisher–Yates). */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

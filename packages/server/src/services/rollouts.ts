@@ -7,7 +7,7 @@ import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import type { DeviceLogsService } from "./device-logs.ts";
-import { canaryVerdict, crashLoop } from "./rollout-rules.ts";
+import { canaryVerdict, crashLoop, shuffled } from "./rollout-rules.ts";
 import { NotTheCanaryError } from "./script-canary.ts";
 import { healthView, newHealthCounts } from "./script-health.ts";
 import type { ScriptHostService } from "./script-host.ts";
@@ -115,21 +115,26 @@ export function rolloutsService(deps: {
     l.busy = true;
     // A plain deploy's rollback is an activation: no canary starts until it is done.
     const release = l.rollout.kind === "watch" ? hold(l.projectId, false) : () => {};
-    try {
-      await rollBackNow(l, reason);
-    } finally {
+    // Once the swap and the database write are done (before the logs and events that follow).
+    const done = () => {
       finish(l);
       release();
+    };
+    try {
+      await rollBackNow(l, reason, done);
+    } finally {
+      done();
     }
   }
 
-  async function rollBackNow(l: Live, reason: string): Promise<void> {
+  async function rollBackNow(l: Live, reason: string, done: () => void): Promise<void> {
     const rollout = decide(l, "rolled_back", reason);
     const json = JSON.stringify(rollout);
     if (rollout.kind === "canary") {
       await scripts.rollBackCanary(l.projectId, l.deploymentId);
       // The stable one is (again) the live one, even if a failed promotion touched the database.
       await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, l.previousId);
+      done();
       void deviceLog(
         l,
         "warn",
@@ -149,6 +154,7 @@ export function rolloutsService(deps: {
         replaced = true;
         await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, null);
       }
+      done();
       // The previous version is live again (Home Assistant's entities follow it).
       const previous = await repos.deployments.active(l.projectId);
       if (!replaced && previous?.id === previousId)
@@ -171,14 +177,15 @@ export function rolloutsService(deps: {
   async function promote(l: Live, reason: string): Promise<void> {
     if (l.busy) return;
     l.busy = true;
+    const done = () => finish(l);
     try {
-      await promoteNow(l, reason);
+      await promoteNow(l, reason, done);
     } finally {
-      finish(l);
+      done();
     }
   }
 
-  async function promoteNow(l: Live, reason: string): Promise<void> {
+  async function promoteNow(l: Live, reason: string, done: () => void): Promise<void> {
     const rollout = decide(l, "promoted", reason);
     const json = JSON.stringify(rollout);
     if (rollout.kind === "watch") return repos.deployments.setRollout(l.deploymentId, json);
@@ -196,8 +203,10 @@ export function rolloutsService(deps: {
         error instanceof ScriptLoadError
           ? `rolled back: the canary's scripts stopped (${error.message})`
           : `rolled back: the promotion failed (${(error as Error).message})`,
+        done,
       );
     }
+    done();
     void deviceLog(l, "info", `deployment v${l.version} (canary) ${reason}; it now runs on every device`);
     await bus.publish("deployment.activated", {
       actorId: l.actorId,
@@ -580,13 +589,3 @@ export function rolloutsService(deps: {
   };
 }
 export type RolloutsService = ReturnType<typeof rolloutsService>;
-
-/** A uniformly random order (Fisher–Yates). */
-function shuffled<T>(items: readonly T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
