@@ -165,6 +165,19 @@ export function deploymentsService(deps: {
     for (const id of removed) await files.removeDeployment(projectId, id);
   }
 
+  /**
+   * Takes the project's rollout slot before any await (a canary and another deploy never overlap:
+   * rollouts.take). A refusal answers 404 rather than 409 to whoever may not see the project.
+   */
+  async function takeSlot(principal: Principal, projectId: string, options: RolloutOptions) {
+    try {
+      return rollouts.take(projectId, options.canary !== undefined);
+    } catch (error) {
+      await visibleProject(principal, projectId);
+      throw error;
+    }
+  }
+
   /** `create` once the rollout slot is taken. */
   async function createTaken(
     principal: Principal,
@@ -314,8 +327,7 @@ export function deploymentsService(deps: {
       input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest; rollout?: RolloutOptions },
     ): Promise<Deployment> {
       const options = input.rollout ?? {};
-      // Before any await: a canary and another deploy never overlap (rollouts.take).
-      const release = rollouts.take(projectId, options.canary !== undefined);
+      const release = await takeSlot(principal, projectId, options);
       try {
         return await createTaken(principal, projectId, input, options);
       } finally {
@@ -330,7 +342,7 @@ export function deploymentsService(deps: {
       deploymentId: string,
       options: RolloutOptions = {},
     ): Promise<Deployment> {
-      const release = rollouts.take(projectId, options.canary !== undefined);
+      const release = await takeSlot(principal, projectId, options);
       try {
         return await activateTaken(principal, projectId, deploymentId, options);
       } finally {
