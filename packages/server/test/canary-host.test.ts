@@ -56,9 +56,12 @@ function host() {
   const loads: ((s: FakeSandbox) => void)[] = [];
   const loaded: FakeSandbox[] = [];
   let queue: Promise<unknown> = Promise.resolve();
+  let deleted = false;
+  /** What ran when the host was asked to start the live deployment (null: nothing running then). */
+  const starts: (string | null)[] = [];
   const ops = canaryOperations({
     project: () => p,
-    existing: () => p,
+    existing: () => (deleted ? undefined : p),
     connected: () => devices,
     load: () =>
       new Promise((resolve) =>
@@ -75,7 +78,7 @@ function host() {
     attachAll: (_projectId, sandbox) => {
       for (const id of devices.keys()) if (!p.canary?.members.has(id)) sandbox.attach(id, "pico_w");
     },
-    start: async () => {},
+    start: async () => void starts.push(p.running?.deploymentId ?? null),
     activeId: async () => p.running?.deploymentId ?? null,
     log: () => {},
     logAll: () => {},
@@ -96,7 +99,7 @@ function host() {
     p.running?.sandbox.detach(deviceId);
     p.canary?.sandbox.detach(deviceId);
   };
-  return { p, ops, stable, settleLoad, disconnect, loaded };
+  return { p, ops, stable, settleLoad, disconnect, loaded, deleteProject: () => (deleted = true), starts };
 }
 
 test("a member that disconnects while the canary loads or starts keeps no instance in it", async () => {
@@ -175,4 +178,36 @@ test("back-pressure waits for the canary's sandbox too", async () => {
   assert.equal(done, false);
   canary.room.resolve();
   await waiting;
+});
+
+test("a project deleted while its canary starts gets no canary; the loaded sandbox is dropped", async () => {
+  const h = host();
+  const started = h.ops.startCanary("prj_1", "dep_2", new Set(["m1"]));
+  const canary = await h.settleLoad();
+  await h.stable.syncRequested();
+  h.deleteProject();
+  await h.stable.settleSync();
+  await canary.settleSync();
+  await assert.rejects(started, /the project was deleted/);
+  assert.equal(h.p.canary, undefined);
+  assert.ok(canary.disposed);
+  assert.equal(h.ops.health("prj_1"), undefined, "read-only helpers do not bring the project back");
+});
+
+test("a canary that stops itself while its promotion commits is not left as a dead live sandbox: the live deployment starts again", async () => {
+  const h = host();
+  const started = h.ops.startCanary("prj_1", "dep_2", new Set(["m1"]));
+  const canary = await h.settleLoad();
+  await h.stable.settleSync();
+  await canary.settleSync();
+  await started;
+  const promoted = h.ops.promoteCanary("prj_1", "dep_2", async () => {
+    canary.fault = "memory cap";
+    canary.dispose();
+  });
+  await h.stable.settleSync();
+  await promoted;
+  assert.equal(h.p.running, undefined, "the dead sandbox is not the running one");
+  assert.deepEqual(h.starts, [null], "the live deployment (now the canary's) starts again");
+  assert.ok(h.stable.disposed);
 });
