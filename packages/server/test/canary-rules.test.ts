@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { canaryVerdict, crashLoop, shuffled } from "../src/services/rollout-rules.ts";
-import { type HealthCounts, type HealthWatch, newHealthCounts } from "../src/services/script-health.ts";
+import {
+  countFailure,
+  countsAsScriptError,
+  type HealthCounts,
+  type HealthWatch,
+  newHealthCounts,
+} from "../src/services/script-health.ts";
 
 const side = (counts: Partial<Omit<HealthCounts, "devices">>, devices = 1): HealthCounts => ({
   ...newHealthCounts(),
@@ -82,4 +88,15 @@ test("a percentage canary's members are a permutation's prefix (Fisher–Yates)"
   assert.deepEqual([...out].sort(), [...ids].sort());
   assert.deepEqual(shuffled([]), []);
   assert.deepEqual(shuffled(["only"]), ["only"]);
+});
+
+test("an onDeviceDisconnect error counts neither for the health nor for the script_errors alert rule", () => {
+  const h = newHealthCounts();
+  countFailure(h, "error", "disconnect");
+  assert.equal(h.errors, 0);
+  assert.equal(countsAsScriptError("disconnect"), false);
+  countFailure(h, "error", "message");
+  assert.equal(h.errors, 1);
+  assert.equal(countsAsScriptError("message"), true);
+  assert.equal(countsAsScriptError(undefined), true, "a failure the worker did not place still counts");
 });
