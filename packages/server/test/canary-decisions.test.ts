@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SdkApiError } from "@sdk/client";
+import { buildScript } from "@sdk/test-helpers";
 import { canaryProject, versionScript } from "./helpers/canary.ts";
 
 const rejects = async (promise: Promise<unknown>, status: number, code: string) => {
@@ -63,6 +64,24 @@ test("409s: no connected device with the tag, a second canary or a plain deploy 
   const params = { projectId: s.projectId, deploymentId: d.id };
   await rejects(stranger.api.promoteDeployment({ params }), 404, "not_found");
   await rejects(stranger.api.rollBackDeployment({ params }), 404, "not_found");
+  // Nor is a stranger told that the project has a canary running.
+  const built = await buildScript(t, versionScript("v9"));
+  await rejects(
+    stranger.api.createDeployment({
+      params: { projectId: s.projectId },
+      body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+    }),
+    404,
+    "not_found",
+  );
+  await rejects(
+    stranger.api.activateDeployment({
+      params: { projectId: s.projectId, deploymentId: s.stable.id },
+      body: {},
+    }),
+    404,
+    "not_found",
+  );
 
   await s.logged(s.member, "v2 up");
   const promoted = await s.client.api.promoteDeployment({ params });

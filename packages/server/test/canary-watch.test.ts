@@ -59,6 +59,13 @@ test("a canary cut off by a restart is rolled back at boot; the stable version s
     (x) => x.status === "active",
   );
   assert.equal(live?.id, s.stable.id);
+  const memberLog = await api.listDeviceLogs({ params: s.member.ids, query: { limit: 200 } });
+  assert.ok(
+    memberLog.some((l) =>
+      /\(canary\) rolled back: the server restarted during the canary window/.test(l.message),
+    ),
+    "the member's log says so",
+  );
 });
 
 test("a plain deploy whose onDeviceConnect throws for the devices connecting in its first minute is rolled back", async (t) => {
@@ -78,4 +85,19 @@ test("a plain deploy whose onDeviceConnect throws for the devices connecting in 
   assert.match(after.error ?? "", /^rolled back: every onDeviceConnect threw \(1 of 1\) in the first minute/);
   assert.equal(await s.live(), v1.id);
   await waitUntil(async () => (await s.logs(device.id)).includes("v1 up"));
+});
+
+test("a project's first deployment goes live even if every onDeviceConnect throws (there is nothing to stay on)", async (t) => {
+  const s = await scriptProject(t);
+  const projectId = s.project.id;
+  const { device } = await s.onlineDevice();
+  const built = await buildScript(t, throwsOnConnect);
+  const d = await s.client.api.createDeployment({
+    params: { projectId },
+    body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
+  });
+  assert.equal(d.status, "active");
+  assert.equal(d.rollout?.kind, "watch");
+  assert.equal(await s.live(), d.id);
+  await waitUntil(async () => (await s.logs(device.id)).includes("loop up"));
 });

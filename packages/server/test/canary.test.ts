@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitUntil } from "@sdk/test-helpers";
 import { allowLoopback, receiver } from "./helpers/alerts.ts";
 import { canaryProject, versionScript } from "./helpers/canary.ts";
 
@@ -12,7 +13,8 @@ export default class Bad extends DeviceScript {
 
 test("a good canary on a tag runs on its devices only, is promoted at the window's end, then runs on every device", async (t) => {
   const s = await canaryProject(t);
-  const d = await s.deployWith(versionScript("v2"), { canary: { tag: "canary" }, windowSeconds: 2 });
+  // A window that does not end by itself: the test ends it (nothing depends on the machine's speed).
+  const d = await s.deployWith(versionScript("v2"), { canary: { tag: "canary" }, windowSeconds: 3600 });
   assert.equal(d.status, "canary");
   assert.equal(d.rollout?.kind, "canary");
   assert.deepEqual(d.rollout?.devices, [s.member.device.id]);
@@ -26,7 +28,9 @@ test("a good canary on a tag runs on its devices only, is promoted at the window
   await s.logged(s.member, "v2 got ping");
   await s.logged(s.other, "v1 got ping");
 
-  const promoted = await s.reaches(d.id, "active");
+  await s.server.services.rollouts.endWindowForTests(s.projectId);
+  const promoted = await s.deployment(d.id);
+  assert.equal(promoted.status, "active");
   assert.equal(promoted.rollout?.decision, "promoted");
   assert.match(promoted.rollout?.reason ?? "", /^promoted: /);
   assert.equal(promoted.rollout?.health.canary.devices, 1);
@@ -36,6 +40,15 @@ test("a good canary on a tag runs on its devices only, is promoted at the window
   await s.send(s.other, "pong");
   await s.logged(s.other, "v2 got pong");
   await s.logged(s.member, /canary\) promoted/);
+});
+
+test("a canary whose window ends by its timer is promoted (no assumption about what happens before)", async (t) => {
+  const s = await canaryProject(t);
+  const d = await s.deployWith(versionScript("v2"), { canary: { tag: "canary" }, windowSeconds: 1 });
+  const promoted = await s.reaches(d.id, "active");
+  assert.equal(promoted.rollout?.decision, "promoted");
+  assert.match(promoted.rollout?.reason ?? "", /^promoted: within the thresholds for 1 s on 1 device/);
+  await s.logged(s.other, "v2 up");
 });
 
 test("a canary that throws in every onMessage is rolled back early; the stable devices never ran it; an alert says why", async (t) => {
@@ -98,4 +111,22 @@ export default class Deep extends DeviceScript {
   assert.match(after.error ?? "", /^rolled back: the canary's scripts stopped themselves \(.*stack overflow/);
   await s.send(s.member, "again");
   await s.logged(s.member, "v1 got again");
+});
+
+test("a crash of the scripts' worker thread restarts the canary for its members; its window goes on", async (t) => {
+  // One worker thread: the canary and the stable version both run on the one that crashes.
+  const s = await canaryProject(t, { env: { SCRIPT_WORKERS: "1" } });
+  const d = await s.deployWith(versionScript("v2"), { canary: { tag: "canary" }, windowSeconds: 3600 });
+  assert.equal(d.status, "canary");
+  await s.logged(s.member, "v2 up");
+  s.server.services.scripts.crashWorkerForTests(s.projectId);
+  const twice = (id: string, line: string) =>
+    waitUntil(async () => (await s.logs(id)).filter((l) => l === line).length === 2, 20_000, line);
+  await twice(s.member.device.id, "v2 up");
+  await twice(s.other.device.id, "v1 up");
+  await s.send(s.member, "after");
+  await s.logged(s.member, "v2 got after");
+  await s.send(s.other, "after");
+  await s.logged(s.other, "v1 got after");
+  assert.equal((await s.deployment(d.id)).status, "canary");
 });

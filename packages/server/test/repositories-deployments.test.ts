@@ -47,6 +47,15 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     assert.deepEqual(await c.repos.deployments.prune(bobProject.id, 2), []);
   });
 
+  test("prune keeps the deployments a rollout in its window may go back to (except)", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject } = await tenants(c);
+    for (const [i, status] of (["active", "inactive", "inactive", "inactive"] as const).entries())
+      await c.repos.deployments.insert(row(aliceProject.id, `dpl_k${i}`, status));
+    assert.deepEqual(await c.repos.deployments.prune(aliceProject.id, 1, ["dpl_k1"]), ["dpl_k2"]);
+  });
+
   test("failInterrupted fails only deployments pending from before the given time", async (t) => {
     const c = await setup(t);
     if (!c) return;

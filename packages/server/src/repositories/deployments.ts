@@ -58,10 +58,10 @@ export function deploymentsRepository(db: Kysely<DB>) {
         .execute();
     },
     /**
-     * Deletes the deployments of a project older than its newest `keep`, except the live one and
-     * one still being checked; returns the ids removed.
+     * Deletes the deployments of a project older than its newest `keep`, except the live one, one
+     * still being checked, and `except` (a rollout's); returns the ids removed.
      */
-    prune: (projectId: string, keep: number) =>
+    prune: (projectId: string, keep: number, except: string[] = []) =>
       db.transaction().execute(async (tx) => {
         const old = await tx
           .selectFrom("deployments")
@@ -73,6 +73,7 @@ export function deploymentsRepository(db: Kysely<DB>) {
           .execute();
         const ids = old
           .filter((r) => r.status === "inactive" || r.status === "failed" || r.status === "rolled_back")
+          .filter((r) => !except.includes(r.id))
           .map((r) => r.id);
         if (ids.length > 0) await tx.deleteFrom("deployments").where("id", "in", ids).execute();
         return ids;

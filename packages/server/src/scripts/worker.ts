@@ -17,8 +17,11 @@ const post = (message: FromWorker) => {
   outbox.push(message);
 };
 function flush() {
+  clearTimeout(enteredTimer);
+  enteredTimer = undefined;
+  // Entry counts first: a failure in this batch arrives after the call it failed in was counted.
+  const batch = entered.size > 0 ? [...entered.values(), ...outbox] : outbox;
   entered.clear();
-  const batch = outbox;
   outbox = [];
   if (batch.length > 0) port.postMessage(batch);
 }
@@ -124,15 +127,24 @@ function hostFor(id: number, maxOutput: number, entry: () => ProjectSandbox | un
   };
 }
 
-/** Entries per sandbox in this turn: one `entered` item per sandbox and batch, counted up until it leaves. */
+/**
+ * Entries per sandbox not told yet: one `entered` item per sandbox leaves with the next batch, or
+ * after `enteredFlushMs` when nothing else is posted (a timer that makes no output is not worth a
+ * message of its own each time it fires).
+ */
 const entered = new Map<number, Extract<FromWorker, { t: "entered" }>>();
+const enteredFlushMs = 200;
+let enteredTimer: ReturnType<typeof setTimeout> | undefined;
 function countEntry(id: number, name: string) {
   if (name !== "create" && name !== "message" && name !== "fire" && name !== "settle") return;
   let e = entered.get(id);
   if (!e) {
     e = { t: "entered", id, calls: 0, connects: 0 };
     entered.set(id, e);
-    post(e);
+  }
+  if (outbox.length === 0 && enteredTimer === undefined) {
+    enteredTimer = setTimeout(flush, enteredFlushMs);
+    enteredTimer.unref();
   }
   e.calls++;
   if (name === "create") e.connects++;

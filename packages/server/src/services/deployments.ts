@@ -97,11 +97,13 @@ export function deploymentsService(deps: {
     watch?: { rollback: boolean },
   ): Promise<DeploymentRow> {
     let activatedAt = 0;
-    if (watch) rollouts.refuseDuringCanary(projectId);
-    const previousId = (await repos.deployments.active(projectId))?.id ?? null;
-    const check = watch && rollouts.beginWatch(projectId, row.id, watch.rollback);
+    // Only whether there is one: the previous deployment itself is read in the script host's queue.
+    const hasPrevious = (await repos.deployments.active(projectId)) !== undefined;
+    rollouts.activating(projectId, row.id);
+    const check = watch && rollouts.beginWatch(projectId, row.id, watch.rollback, hasPrevious);
+    let previousId: string | null = null;
     try {
-      await scripts.activate(
+      previousId = await scripts.activate(
         projectId,
         row.id,
         async () => {
@@ -111,9 +113,10 @@ export function deploymentsService(deps: {
         check,
       );
     } catch (error) {
-      if (watch) rollouts.cancelWatch(projectId);
+      if (watch) rollouts.cancelWatch(projectId, row.id);
       if (error instanceof CrashLoopError) {
-        await rollouts.rejectedAtTrial(principal.user.id, row, previousId, error.message);
+        const stayed = (await repos.deployments.active(projectId))?.id ?? null;
+        await rollouts.rejectedAtTrial(principal.user.id, row, stayed, error.message);
         return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
       }
       const scriptError = error instanceof ScriptLoadError;
@@ -158,8 +161,119 @@ export function deploymentsService(deps: {
 
   /** Keeps the newest `kept` deployments of the project and the live one; removes the rest and their files. */
   async function prune(projectId: string) {
-    const removed = await repos.deployments.prune(projectId, kept);
+    const removed = await repos.deployments.prune(projectId, kept, rollouts.kept(projectId));
     for (const id of removed) await files.removeDeployment(projectId, id);
+  }
+
+  /**
+   * Takes the project's rollout slot before any await (a canary and another deploy never overlap:
+   * rollouts.take). A refusal answers 404 rather than 409 to whoever may not see the project.
+   */
+  async function takeSlot(principal: Principal, projectId: string, options: RolloutOptions) {
+    try {
+      return rollouts.take(projectId, options.canary !== undefined);
+    } catch (error) {
+      await visibleProject(principal, projectId);
+      throw error;
+    }
+  }
+
+  /** `create` once the rollout slot is taken. */
+  async function createTaken(
+    principal: Principal,
+    projectId: string,
+    input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest },
+    options: RolloutOptions,
+  ): Promise<Deployment> {
+    await visibleProject(principal, projectId);
+    const members = options.canary && (await rollouts.members(principal, projectId, options.canary));
+    refuseWhileThrottled(projectId);
+    throttle.started(projectId); // no await since the check: parallel deploys count
+    try {
+      const now = clock.now();
+      const sha256 = createHash("sha256").update(input.bundle).digest("hex");
+      if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
+        throw new AppError(
+          "invalid_request",
+          "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
+        );
+      }
+      const id = newSortableId(idPrefixes.deployment, now);
+      await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
+      const row = await repos.deployments.insert({
+        id,
+        projectId,
+        status: "pending",
+        sha256,
+        manifest: JSON.stringify({ ...input.manifest, sha256 }),
+        error: null,
+        createdBy: principal.user.id,
+        createdAt: now,
+        activatedAt: null,
+      });
+      await bus.publish("deployment.created", {
+        actorId: principal.user.id,
+        projectId,
+        deploymentId: id,
+        version: row.version,
+      });
+      let result: DeploymentRow;
+      try {
+        result =
+          options.canary && members
+            ? await rollouts.startCanary(
+                principal,
+                projectId,
+                row,
+                { ...options, canary: options.canary },
+                members,
+              )
+            : await goLive(principal, projectId, row, { rollback: options.rollback ?? true });
+      } catch (error) {
+        // A canary started by another request while this one uploaded: none is left pending.
+        if (error instanceof AppError && error.code === "rollout_in_progress")
+          await repos.deployments.markFailed(row.id, `not deployed: ${error.message}`);
+        throw error;
+      } finally {
+        await prune(projectId).catch(onError);
+      }
+      if (result.status === "failed" || result.status === "rolled_back") throttle.failed(projectId);
+      else throttle.succeeded(projectId);
+      return view(result);
+    } finally {
+      throttle.ended(projectId);
+    }
+  }
+
+  /** `activate` once the rollout slot is taken. */
+  async function activateTaken(
+    principal: Principal,
+    projectId: string,
+    deploymentId: string,
+    options: RolloutOptions,
+  ): Promise<Deployment> {
+    const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
+    if (!row) throw new AppError("not_found", "No such deployment");
+    if (row.status === "failed")
+      throw new AppError("conflict", `Deployment ${row.version} failed to load; it cannot go live`);
+    if (row.status === "active" || row.status === "canary") return view(row);
+    if (options.canary) {
+      const members = await rollouts.members(principal, projectId, options.canary);
+      const started = await rollouts.startCanary(
+        principal,
+        projectId,
+        row,
+        { ...options, canary: options.canary },
+        members,
+      );
+      if (started.status === "failed")
+        throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${started.error}`);
+      return view(started);
+    }
+    const result = await goLive(principal, projectId, row);
+    if (result.status === "failed")
+      throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${result.error}`);
+    return view(result);
   }
 
   return {
@@ -212,65 +326,12 @@ export function deploymentsService(deps: {
       projectId: string,
       input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest; rollout?: RolloutOptions },
     ): Promise<Deployment> {
-      await visibleProject(principal, projectId);
       const options = input.rollout ?? {};
-      rollouts.refuseDuringCanary(projectId);
-      const members = options.canary && (await rollouts.members(principal, projectId, options.canary));
-      refuseWhileThrottled(projectId);
-      throttle.started(projectId); // no await since the check: parallel deploys count
+      const release = await takeSlot(principal, projectId, options);
       try {
-        const now = clock.now();
-        const sha256 = createHash("sha256").update(input.bundle).digest("hex");
-        if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
-          throw new AppError(
-            "invalid_request",
-            "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
-          );
-        }
-        const id = newSortableId(idPrefixes.deployment, now);
-        await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
-        const row = await repos.deployments.insert({
-          id,
-          projectId,
-          status: "pending",
-          sha256,
-          manifest: JSON.stringify({ ...input.manifest, sha256 }),
-          error: null,
-          createdBy: principal.user.id,
-          createdAt: now,
-          activatedAt: null,
-        });
-        await bus.publish("deployment.created", {
-          actorId: principal.user.id,
-          projectId,
-          deploymentId: id,
-          version: row.version,
-        });
-        let result: DeploymentRow;
-        try {
-          result =
-            options.canary && members
-              ? await rollouts.startCanary(
-                  principal,
-                  projectId,
-                  row,
-                  { ...options, canary: options.canary },
-                  members,
-                )
-              : await goLive(principal, projectId, row, { rollback: options.rollback ?? true });
-        } catch (error) {
-          // A canary started by another request while this one uploaded: none is left pending.
-          if (error instanceof AppError && error.code === "rollout_in_progress")
-            await repos.deployments.markFailed(row.id, `not deployed: ${error.message}`);
-          throw error;
-        } finally {
-          await prune(projectId).catch(onError);
-        }
-        if (result.status === "failed" || result.status === "rolled_back") throttle.failed(projectId);
-        else throttle.succeeded(projectId);
-        return view(result);
+        return await createTaken(principal, projectId, input, options);
       } finally {
-        throttle.ended(projectId);
+        release();
       }
     },
 
@@ -281,29 +342,12 @@ export function deploymentsService(deps: {
       deploymentId: string,
       options: RolloutOptions = {},
     ): Promise<Deployment> {
-      const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
-      if (!row) throw new AppError("not_found", "No such deployment");
-      if (row.status === "failed")
-        throw new AppError("conflict", `Deployment ${row.version} failed to load; it cannot go live`);
-      if (row.status === "active" || row.status === "canary") return view(row);
-      rollouts.refuseDuringCanary(projectId);
-      if (options.canary) {
-        const members = await rollouts.members(principal, projectId, options.canary);
-        const started = await rollouts.startCanary(
-          principal,
-          projectId,
-          row,
-          { ...options, canary: options.canary },
-          members,
-        );
-        if (started.status === "failed")
-          throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${started.error}`);
-        return view(started);
+      const release = await takeSlot(principal, projectId, options);
+      try {
+        return await activateTaken(principal, projectId, deploymentId, options);
+      } finally {
+        release();
       }
-      const result = await goLive(principal, projectId, row);
-      if (result.status === "failed")
-        throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${result.error}`);
-      return view(result);
     },
 
     /** Ends a canary in its window now: it goes live on every device. 409 unless it is one. */

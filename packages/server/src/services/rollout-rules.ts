@@ -8,12 +8,21 @@ const canaryThresholds = {
   /** commandErrors / commands above the stable rate plus this, with at least `minCommandErrors`. */
   commandErrorRateMargin: 0.1,
   minCommandErrors: 3,
-  /** Share of the canary's devices that disconnected above the stable share plus this (at least one). */
+  /**
+   * Share of the canary's devices that disconnected at least `disconnectsPerDevice` times, above
+   * the stable share plus this (at least one such device): one reconnect (a Wi-Fi blip, a reboot)
+   * is not held against a version.
+   */
   disconnectShareMargin: 0.25,
+  disconnectsPerDevice: 2,
 } as const;
 
 const pct = (n: number) => `${Math.round(n * 100)} %`;
 const rate = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
+
+/** Devices of this side that disconnected at least `disconnectsPerDevice` times. */
+const flappingDevices = (h: HealthCounts) =>
+  [...h.disconnected.values()].filter((n) => n >= canaryThresholds.disconnectsPerDevice).length;
 
 /** Every onDeviceConnect of this side threw (at least one ran): a crash loop. */
 export function crashLoop(h: HealthCounts): string | null {
@@ -46,10 +55,22 @@ export function canaryVerdict(health: HealthWatch): string | null {
       rate(s.commandErrors, stableCommands) + canaryThresholds.commandErrorRateMargin
   )
     return `rolled back: ${c.commandErrors} of ${commands} commands failed (${pct(rate(c.commandErrors, commands))}) against ${s.commandErrors} of ${stableCommands} (${pct(rate(s.commandErrors, stableCommands))}) on the stable version`;
-  const devices = Math.max(c.devices.size, 1);
-  const share = Math.min(1, c.disconnects / devices);
-  const stableShare = Math.min(1, rate(s.disconnects, s.devices.size));
-  if (c.disconnects >= 1 && share > stableShare + canaryThresholds.disconnectShareMargin)
-    return `rolled back: ${c.disconnects} disconnect${c.disconnects === 1 ? "" : "s"} of ${c.devices.size} canary device${c.devices.size === 1 ? "" : "s"} (${pct(share)}) against ${s.disconnects} of ${s.devices.size} (${pct(stableShare)}) on the stable version`;
+  const flapping = flappingDevices(c);
+  const stableFlapping = flappingDevices(s);
+  const devices = Math.max(c.devices.size, flapping, 1);
+  const share = flapping / devices;
+  const stableShare = rate(stableFlapping, Math.max(s.devices.size, stableFlapping));
+  if (flapping >= 1 && share > stableShare + canaryThresholds.disconnectShareMargin)
+    return `rolled back: ${flapping} of ${devices} canary device${devices === 1 ? "" : "s"} disconnected ${canaryThresholds.disconnectsPerDevice} times or more (${pct(share)}) against ${stableFlapping} of ${s.devices.size} (${pct(stableShare)}) on the stable version`;
   return null;
+}
+
+/** A uniformly random order (Fisher–Yates). */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

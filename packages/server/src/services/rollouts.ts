@@ -7,7 +7,8 @@ import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import type { DeviceLogsService } from "./device-logs.ts";
-import { canaryVerdict, crashLoop } from "./rollout-rules.ts";
+import { canaryVerdict, crashLoop, shuffled } from "./rollout-rules.ts";
+import { NotTheCanaryError } from "./script-canary.ts";
 import { healthView, newHealthCounts } from "./script-health.ts";
 import type { ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
@@ -27,6 +28,10 @@ interface Live {
 }
 
 const serverRestarted = "the server restarted during the canary window";
+const beforeNextDeploy = "promoted: no crash loop before the next deploy";
+
+/** A plain deploy's watch found its deployment no longer live when rolling back (a later deploy replaced it). */
+class ReplacedError extends Error {}
 const emptyHealth = () => ({ canary: healthView(newHealthCounts()), stable: healthView(newHealthCounts()) });
 
 /**
@@ -46,7 +51,27 @@ export function rolloutsService(deps: {
 }) {
   const { repos, scripts, logs, bus, clock, onError } = deps;
   const live = new Map<string, Live>();
+  /**
+   * The project's rollout slot, taken synchronously when a deploy or activation request starts and
+   * while a decision's side effects run: a canary holds it alone; plain deploys share it.
+   */
+  const slots = new Map<string, { canary: boolean; holders: number }>();
+  /** The deployment each project's latest activation (plain deploy, rollback by hand) makes live. */
+  const latest = new Map<string, string>();
   let unsubscribe: Unsubscribe | undefined;
+
+  /** Holds a share of the slot (no check): canaries are refused until `release`d. */
+  function hold(projectId: string, canary: boolean): () => void {
+    const slot = slots.get(projectId) ?? { canary, holders: 0 };
+    slot.holders++;
+    slots.set(projectId, slot);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--slot.holders === 0 && slots.get(projectId) === slot) slots.delete(projectId);
+    };
+  }
 
   const liveCanary = (projectId: string) => {
     const l = live.get(projectId);
@@ -60,43 +85,79 @@ export function rolloutsService(deps: {
     return { ...l.rollout, health: { canary: healthView(h.canary), stable: healthView(h.stable) } };
   }
 
-  const deviceLog = (l: Live, level: "info" | "warn", message: string) => {
-    for (const deviceId of l.rollout.devices)
-      logs.append({ projectId: l.projectId, deviceId }, level, "system", message).catch((error: unknown) => {
-        if (!(error instanceof AppError)) onError(error);
-      });
-  };
+  /** A line in the log of each of the rollout's devices; settles once written. */
+  const deviceLog = (l: Pick<Live, "projectId" | "rollout">, level: "info" | "warn", message: string) =>
+    Promise.all(
+      l.rollout.devices.map((deviceId) =>
+        logs
+          .append({ projectId: l.projectId, deviceId }, level, "system", message)
+          .catch((error: unknown) => {
+            if (!(error instanceof AppError)) onError(error);
+          }),
+      ),
+    );
 
   /** Ends the rollout in memory with its decision; returns the rollout to store. */
   function decide(l: Live, decision: Rollout["decision"], reason: string): Rollout {
     clearTimeout(l.timer);
     l.rollout = { ...current(l), decision, reason, decidedAt: iso(clock.now()) };
-    scripts.unwatchHealth(l.projectId);
-    if (live.get(l.projectId) === l) live.delete(l.projectId);
     return l.rollout;
+  }
+
+  /** After a decision's side effects: the rollout leaves its window (another rollout's counts stay). */
+  function finish(l: Live) {
+    scripts.unwatchHealth(l.projectId, l.deploymentId);
+    if (live.get(l.projectId) === l) live.delete(l.projectId);
   }
 
   async function rollBack(l: Live, reason: string): Promise<void> {
     if (l.busy) return;
     l.busy = true;
+    // A plain deploy's rollback is an activation: no canary starts until it is done.
+    const release = l.rollout.kind === "watch" ? hold(l.projectId, false) : () => {};
+    // Once the swap and the database write are done (before the logs and events that follow).
+    const done = () => {
+      finish(l);
+      release();
+    };
+    try {
+      await rollBackNow(l, reason, done);
+    } finally {
+      done();
+    }
+  }
+
+  async function rollBackNow(l: Live, reason: string, done: () => void): Promise<void> {
     const rollout = decide(l, "rolled_back", reason);
     const json = JSON.stringify(rollout);
     if (rollout.kind === "canary") {
-      await scripts.rollBackCanary(l.projectId);
-      await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, null);
-      deviceLog(
+      await scripts.rollBackCanary(l.projectId, l.deploymentId);
+      // The stable one is (again) the live one, even if a failed promotion touched the database.
+      await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, l.previousId);
+      done();
+      void deviceLog(
         l,
         "warn",
         `deployment v${l.version} (canary) ${reason}; this device runs the stable version again`,
       );
     } else {
       const previousId = l.previousId!;
-      await scripts.activate(l.projectId, previousId, () =>
-        repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, previousId),
-      );
+      let replaced = false;
+      try {
+        await scripts.activate(l.projectId, previousId, async () => {
+          // A later deploy went live meanwhile: it stays, this one is only recorded as rolled back.
+          if ((await repos.deployments.active(l.projectId))?.id !== l.deploymentId) throw new ReplacedError();
+          await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, previousId);
+        });
+      } catch (error) {
+        if (!(error instanceof ReplacedError)) throw error;
+        replaced = true;
+        await repos.deployments.markRolledBack(l.projectId, l.deploymentId, reason, json, null);
+      }
+      done();
       // The previous version is live again (Home Assistant's entities follow it).
       const previous = await repos.deployments.active(l.projectId);
-      if (previous?.id === previousId)
+      if (!replaced && previous?.id === previousId)
         await bus.publish("deployment.activated", {
           actorId: l.actorId,
           projectId: l.projectId,
@@ -116,21 +177,37 @@ export function rolloutsService(deps: {
   async function promote(l: Live, reason: string): Promise<void> {
     if (l.busy) return;
     l.busy = true;
+    const done = () => finish(l);
+    try {
+      await promoteNow(l, reason, done);
+    } finally {
+      done();
+    }
+  }
+
+  async function promoteNow(l: Live, reason: string, done: () => void): Promise<void> {
     const rollout = decide(l, "promoted", reason);
     const json = JSON.stringify(rollout);
     if (rollout.kind === "watch") return repos.deployments.setRollout(l.deploymentId, json);
     try {
-      await scripts.promoteCanary(l.projectId, async () => {
+      await scripts.promoteCanary(l.projectId, l.deploymentId, async () => {
         await repos.deployments.activate(l.projectId, l.deploymentId, clock.now());
         await repos.deployments.setRollout(l.deploymentId, json);
       });
     } catch (error) {
-      if (!(error instanceof ScriptLoadError)) throw error;
-      l.busy = false;
+      // Never left `canary`: a promotion that failed is a rollback (the stable version runs on).
+      if (!(error instanceof ScriptLoadError) && !(error instanceof NotTheCanaryError)) onError(error);
       l.rollout = { ...l.rollout, decision: null, reason: null, decidedAt: null };
-      return rollBack(l, `rolled back: the canary's scripts stopped (${error.message})`);
+      return rollBackNow(
+        l,
+        error instanceof ScriptLoadError
+          ? `rolled back: the canary's scripts stopped (${error.message})`
+          : `rolled back: the promotion failed (${(error as Error).message})`,
+        done,
+      );
     }
-    deviceLog(l, "info", `deployment v${l.version} (canary) ${reason}; it now runs on every device`);
+    done();
+    void deviceLog(l, "info", `deployment v${l.version} (canary) ${reason}; it now runs on every device`);
     await bus.publish("deployment.activated", {
       actorId: l.actorId,
       projectId: l.projectId,
@@ -144,6 +221,8 @@ export function rolloutsService(deps: {
     const l = live.get(projectId);
     const h = scripts.health(projectId);
     if (!l || !h || l.busy || !l.rollout.rollback) return undefined;
+    // The counts are another rollout's (a plain deploy's trial under way meanwhile).
+    if ((h.canaryId ?? h.stableId) !== l.deploymentId) return undefined;
     if (l.rollout.kind === "canary") {
       const reason = canaryVerdict(h);
       return reason === null ? undefined : rollBack(l, reason).catch(onError);
@@ -153,28 +232,33 @@ export function rolloutsService(deps: {
     return rollBack(l, `rolled back: ${loop} in the first minute`).catch(onError);
   }
 
-  function windowEnded(l: Live) {
-    if (l.busy || live.get(l.projectId) !== l) return;
-    if (l.rollout.kind === "watch") {
-      promote(l, "promoted: no crash loop in the first minute").catch(onError);
-      return;
-    }
+  /** The window's end: the decision, its side effects done when the promise settles. */
+  function windowEnded(l: Live): Promise<void> {
+    if (l.busy || live.get(l.projectId) !== l) return Promise.resolve();
+    if (l.rollout.kind === "watch") return promote(l, "promoted: no crash loop in the first minute");
     const h = scripts.health(l.projectId);
-    const verdict = h ? canaryVerdict(h) : null;
-    if (verdict !== null && l.rollout.rollback) {
-      rollBack(l, verdict).catch(onError);
-      return;
-    }
-    const c = h?.canary ?? newHealthCounts();
-    promote(
+    const mine = h?.canaryId === l.deploymentId ? h : undefined;
+    const verdict = mine ? canaryVerdict(mine) : null;
+    if (verdict !== null && l.rollout.rollback) return rollBack(l, verdict);
+    const c = mine?.canary ?? newHealthCounts();
+    // Never promoted without having run anywhere.
+    if (c.devices.size === 0)
+      return rollBack(l, "rolled back: no canary device was connected during the window");
+    return promote(
       l,
       `promoted: within the thresholds for ${l.rollout.windowSeconds} s on ${c.devices.size} device${c.devices.size === 1 ? "" : "s"} (${c.errors + c.timeouts} of ${c.calls} handler calls and ${c.commandErrors} of ${c.commands} commands failed)`,
-    ).catch(onError);
+    );
   }
 
+  /** The rollout enters its window: a plain deploy's watch still there ends first (never replaced silently). */
   function schedule(l: Live, seconds: number) {
+    const before = live.get(l.projectId);
+    if (before && before !== l) {
+      if (before.rollout.kind === "canary") throw new Error("a canary is already in its window");
+      endWatch(l.projectId);
+    }
     live.set(l.projectId, l);
-    l.timer = setTimeout(() => windowEnded(l), seconds * 1000);
+    l.timer = setTimeout(() => windowEnded(l).catch(onError), seconds * 1000);
     l.timer.unref();
   }
 
@@ -206,21 +290,48 @@ export function rolloutsService(deps: {
   /** A plain deploy's watch is over when the project deploys again. */
   function endWatch(projectId: string) {
     const l = live.get(projectId);
-    if (l?.rollout.kind === "watch" && !l.busy)
-      promote(l, "promoted: no crash loop before the next deploy").catch(onError);
+    if (l?.rollout.kind === "watch" && !l.busy) promote(l, beforeNextDeploy).catch(onError);
+  }
+
+  function refusal(projectId: string): AppError | null {
+    const l = liveCanary(projectId);
+    if (l)
+      return new AppError(
+        "rollout_in_progress",
+        `Deployment v${l.version} is a canary until ${l.rollout.endsAt}: promote it or roll it back first`,
+      );
+    return null;
   }
 
   return {
     name: "rollouts",
 
-    /** 409 `rollout_in_progress` while the project has a canary in its window. */
-    refuseDuringCanary(projectId: string): void {
-      const l = liveCanary(projectId);
-      if (l)
+    /**
+     * Takes the project's rollout slot for a deploy or activation request (synchronously, before
+     * any await); call the returned function when the request is done. 409 `rollout_in_progress`
+     * while a canary is in its window, is starting, or is being decided; and for a canary while a
+     * plain deploy is under way (or rolling back). Plain deploys share the slot: a new one ends the
+     * previous one's first-minute watch (promoted "no crash loop before the next deploy").
+     */
+    take(projectId: string, canary: boolean): () => void {
+      const refused = refusal(projectId);
+      if (refused) throw refused;
+      const slot = slots.get(projectId);
+      if (slot?.canary)
+        throw new AppError("rollout_in_progress", "A canary of this project is starting: wait for it");
+      if (slot && canary)
         throw new AppError(
           "rollout_in_progress",
-          `Deployment v${l.version} is a canary until ${l.rollout.endsAt}: promote it or roll it back first`,
+          "Another deploy of this project is under way: start the canary once it is done",
         );
+      return hold(projectId, canary);
+    },
+
+    /** Deployments a rollout in its window may go back to or compare with: never pruned. */
+    kept(projectId: string): string[] {
+      const l = live.get(projectId);
+      if (!l) return [];
+      return [l.deploymentId, l.previousId, l.rollout.stableDeploymentId].filter((id) => id !== null);
     },
 
     /** The canary's members: every device with the tag, or a random share of the connected ones. 409 when none is connected. */
@@ -235,7 +346,7 @@ export function rolloutsService(deps: {
         if (online.length === 0)
           throw new AppError("no_canary_devices", "No device of the project is connected");
         const n = Math.max(1, Math.ceil((online.length * target.percent) / 100));
-        members = [...online].sort(() => Math.random() - 0.5).slice(0, n);
+        members = shuffled(online).slice(0, n);
       }
       return new Set(members);
     },
@@ -251,7 +362,8 @@ export function rolloutsService(deps: {
       options: RolloutOptions & { canary: CanaryTarget },
       members: Set<string>,
     ): Promise<DeploymentRow> {
-      this.refuseDuringCanary(projectId);
+      const refused = refusal(projectId);
+      if (refused) throw refused;
       endWatch(projectId);
       const windowSeconds = options.windowSeconds ?? deps.windowSeconds;
       const target = options.canary;
@@ -269,15 +381,18 @@ export function rolloutsService(deps: {
       live.set(projectId, l);
       let rollout = l.rollout;
       try {
-        const stableId = (await repos.deployments.active(projectId))?.id ?? null;
+        // The slot keeps other deploys out; the stable id is read again in the script host's queue.
+        const before = (await repos.deployments.active(projectId))?.id ?? null;
+        scripts.watchHealth(projectId, row.id, before, members);
+        const stableId = await scripts.startCanary(projectId, row.id, members);
+        const h = scripts.health(projectId);
+        if (h?.canaryId === row.id) h.stableId = stableId;
         rollout = { ...rollout, stableDeploymentId: stableId };
         l.rollout = rollout;
         l.previousId = stableId;
-        scripts.watchHealth(projectId, row.id, stableId, members);
-        await scripts.startCanary(projectId, row.id, members);
       } catch (error) {
-        live.delete(projectId);
-        scripts.unwatchHealth(projectId);
+        if (live.get(projectId) === l) live.delete(projectId);
+        scripts.unwatchHealth(projectId, row.id);
         if (!(error instanceof ScriptLoadError) && row.status !== "pending") throw error;
         const reason =
           error instanceof ScriptLoadError ? error.message : "the server could not start this canary";
@@ -297,21 +412,49 @@ export function rolloutsService(deps: {
       return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
     },
 
-    /** Before a plain deploy's trial: counts its health; returns the crash-loop check for the trial. */
-    beginWatch(projectId: string, deploymentId: string, rollback: boolean): () => string | null {
+    /**
+     * Right before an activation is queued (a plain deploy, a rollback by hand): the watch of the
+     * deployment live so far ends, and this one is the project's latest.
+     */
+    activating(projectId: string, deploymentId: string): void {
+      latest.set(projectId, deploymentId);
       endWatch(projectId);
+    },
+
+    /**
+     * Before a plain deploy's trial: counts its health; returns the crash-loop check for the trial
+     * (none for a project's first deployment: there is nothing to stay on).
+     */
+    beginWatch(
+      projectId: string,
+      deploymentId: string,
+      rollback: boolean,
+      hasPrevious: boolean,
+    ): () => string | null {
       scripts.watchHealth(projectId, null, deploymentId, new Set());
       return () => {
         const h = scripts.health(projectId);
-        const loop = rollback && h ? crashLoop(h.stable) : null;
+        const loop = rollback && hasPrevious && h?.stableId === deploymentId ? crashLoop(h.stable) : null;
         return loop === null ? null : `rolled back: ${loop} at once`;
       };
     },
 
-    /** The plain deploy went live: watched for its first minute. */
+    /**
+     * The plain deploy went live: watched for its first minute, counted from now (the trial's
+     * connects are not in it). One replaced meanwhile by a later activation is promoted at once.
+     */
     async watchLive(actorId: string, row: DeploymentRow, previousId: string | null, rollback: boolean) {
-      const rollout = rolloutOf("watch", null, [], previousId, rolloutLimits.watchSeconds, rollback);
+      const replaced = () => latest.get(row.projectId) !== row.id;
+      let rollout = rolloutOf("watch", null, [], previousId, rolloutLimits.watchSeconds, rollback);
+      if (!replaced() && scripts.health(row.projectId)?.stableId === row.id)
+        scripts.watchHealth(row.projectId, null, row.id, new Set());
       await repos.deployments.setRollout(row.id, JSON.stringify(rollout));
+      if (replaced()) {
+        scripts.unwatchHealth(row.projectId, row.id);
+        rollout = { ...rollout, decision: "promoted", decidedAt: iso(clock.now()), reason: beforeNextDeploy };
+        await repos.deployments.setRollout(row.id, JSON.stringify(rollout));
+        return "active";
+      }
       const l: Live = {
         projectId: row.projectId,
         deploymentId: row.id,
@@ -328,7 +471,7 @@ export function rolloutsService(deps: {
 
     /** The plain deploy's trial found a crash loop: it was not made live. */
     async rejectedAtTrial(actorId: string, row: DeploymentRow, previousId: string | null, reason: string) {
-      scripts.unwatchHealth(row.projectId);
+      scripts.unwatchHealth(row.projectId, row.id);
       const rollout: Rollout = {
         ...rolloutOf("watch", null, [], previousId, rolloutLimits.watchSeconds, true),
         decision: "rolled_back",
@@ -346,7 +489,7 @@ export function rolloutsService(deps: {
     },
 
     /** The trial failed for another reason: nothing is watched. */
-    cancelWatch: (projectId: string) => scripts.unwatchHealth(projectId),
+    cancelWatch: (projectId: string, deploymentId: string) => scripts.unwatchHealth(projectId, deploymentId),
 
     /** The deployment's rollout for the API: live figures while in its window. */
     view(row: DeploymentRow): Rollout | null {
@@ -367,6 +510,14 @@ export function rolloutsService(deps: {
       else await rollBack(l, `rolled back by hand (${who})`);
     },
 
+    /** Ends the project's rollout window now, as its timer would; resolves once decided (tests). */
+    async endWindowForTests(projectId: string): Promise<void> {
+      const l = live.get(projectId);
+      if (!l) return;
+      clearTimeout(l.timer);
+      await windowEnded(l);
+    },
+
     async start(): Promise<void> {
       scripts.setRolloutHooks({
         changed: (projectId) => void evaluate(projectId),
@@ -380,6 +531,7 @@ export function rolloutsService(deps: {
       unsubscribe = bus.subscribe("project.deleted", ({ projectId }) => {
         clearTimeout(live.get(projectId)?.timer);
         live.delete(projectId);
+        latest.delete(projectId);
       });
       await this.recover().catch(onError);
     },
@@ -406,6 +558,11 @@ export function rolloutsService(deps: {
             serverRestarted,
             JSON.stringify(decided),
             null,
+          );
+          await deviceLog(
+            { projectId: row.projectId, rollout },
+            "warn",
+            `deployment v${row.version} (canary) rolled back: ${serverRestarted}; this device runs the stable version again`,
           );
           await bus.publish("deployment.rolled_back", {
             actorId: row.createdBy ?? "",

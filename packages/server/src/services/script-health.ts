@@ -1,8 +1,12 @@
 import type { RolloutHealth } from "@sdk/protocol";
 
-/** What the script host counts for one side of a rollout (the devices seen, as a set). */
+/**
+ * What the script host counts for one side of a rollout: the devices seen (a set), and how many
+ * times each device disconnected (`disconnects` counts every disconnect).
+ */
 export interface HealthCounts extends Omit<RolloutHealth, "devices"> {
   devices: Set<string>;
+  disconnected: Map<string, number>;
 }
 
 /**
@@ -18,6 +22,7 @@ export interface HealthWatch {
 
 export const newHealthCounts = (): HealthCounts => ({
   devices: new Set(),
+  disconnected: new Map(),
   calls: 0,
   errors: 0,
   timeouts: 0,
@@ -28,13 +33,21 @@ export const newHealthCounts = (): HealthCounts => ({
   commandErrors: 0,
 });
 
-export const healthView = ({ devices, ...counts }: HealthCounts): RolloutHealth => ({
+export const healthView = ({ devices, disconnected: _, ...counts }: HealthCounts): RolloutHealth => ({
   devices: devices.size,
   ...counts,
 });
 
-/** Entries whose failure counts against the script's health (not onDeviceDisconnect, not env updates). */
+/**
+ * Entries whose failure counts against the script's health (not onDeviceDisconnect, which also runs
+ * when an instance moves between versions, and not env updates). The `script_errors` alert rule
+ * leaves onDeviceDisconnect out too (`countsAsScriptError`).
+ */
 const healthEntries = new Set(["create", "connect", "message", "fire", "settle"]);
+
+/** A failed entry counts towards the `script_errors` alert rule (the same entries as health). */
+export const countsAsScriptError = (entry: string | undefined): boolean =>
+  entry === undefined || healthEntries.has(entry);
 
 /** Counts entries the worker reported. */
 export const countCalls = (calls: number, connects: number) => (h: HealthCounts) => {

@@ -13,16 +13,24 @@ import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
 import {
   anyStable,
+  attachConnected,
   attachStable,
   type CanaryState,
-  CrashLoopError,
   canaryOperations,
   countDisconnect,
-  deviceSide,
   isMember,
+  roomIn,
+  sandboxesOf,
   sandboxOf,
 } from "./script-canary.ts";
-import { countCalls, countFailure, type HealthCounts, type RolloutHooks, sideOf } from "./script-health.ts";
+import {
+  countCalls,
+  countFailure,
+  countsAsScriptError,
+  type HealthCounts,
+  type RolloutHooks,
+  sideOf,
+} from "./script-health.ts";
 
 /**
  * What the host keeps per project (`running`, and a `canary` with the `health` a rollout watches:
@@ -208,7 +216,8 @@ export function scriptHostService(deps: {
     failed: (deviceId, kind, entry) => {
       // An entry that ran to its deadline held up its worker that long: the next load is isolated.
       if (kind === "timeout") pool.markOverBudget(projectId);
-      void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+      if (countsAsScriptError(entry))
+        void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
       count(projectId, deploymentId, (h) => countFailure(h, kind, entry));
     },
     entered: (calls, connects) => count(projectId, deploymentId, countCalls(calls, connects), false),
@@ -327,11 +336,7 @@ export function scriptHostService(deps: {
    */
   function faulted(projectId: string, sandbox: RemoteSandbox, reason: string, kind: "script" | "crash") {
     const p = projects.get(projectId);
-    if (p?.canary?.sandbox === sandbox) {
-      // A canary that stops itself is never restarted: it is rolled back.
-      hooks?.canaryFaulted(projectId, p.canary.deploymentId, reason.split("\n")[0]!);
-      return;
-    }
+    if (canaries.canaryFaulted(projectId, sandbox, reason, kind)) return;
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
     if (kind === "script") pool.markOverBudget(projectId);
@@ -356,12 +361,17 @@ export function scriptHostService(deps: {
 
   const canaries = canaryOperations({
     project: scriptsOf,
+    existing: (projectId) => projects.get(projectId),
     connected: (projectId) => connected.get(projectId),
+    activeId: async (projectId) => (await repos.deployments.active(projectId))?.id ?? null,
+    hooks: () => hooks,
+    onError,
     load,
     holdingWhile: (projectId, fn) => holdingWhile(projectId, () => fn()),
     attachAll,
     start: (projectId) => start(projectId, scriptsOf(projectId)),
     log: (projectId, deviceId, message) => log({ projectId, deviceId }, "warn", message),
+    logAll,
     stopped: () => stopped,
   });
 
@@ -373,13 +383,7 @@ export function scriptHostService(deps: {
     }
     devices.set(device.deviceId, board);
     const attach = async (p: ProjectScripts) => {
-      if (devices.has(device.deviceId)) deviceSide(p, device.deviceId)?.devices.add(device.deviceId);
-      if (isMember(p, device.deviceId)) {
-        if (devices.has(device.deviceId)) p.canary!.sandbox.attach(device.deviceId, board);
-        return;
-      }
-      if (!p.running) return start(device.projectId, p);
-      if (devices.has(device.deviceId)) p.running.sandbox.attach(device.deviceId, board);
+      if (!attachConnected(p, device.deviceId, board, devices)) await start(device.projectId, p);
     };
     const p = scriptsOf(device.projectId);
     // A start to come: the device's first messages wait for it.
@@ -431,8 +435,7 @@ export function scriptHostService(deps: {
         // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
         bus.subscribe("project.deleted", ({ projectId }) => {
           serial(projectId, (p) => {
-            p.running?.sandbox.dispose();
-            p.canary?.sandbox.dispose();
+            for (const sandbox of sandboxesOf(p)) sandbox.dispose();
             p.running = undefined;
             p.canary = undefined;
             if (projects.get(projectId) === p) projects.delete(projectId);
@@ -440,83 +443,13 @@ export function scriptHostService(deps: {
           }).catch(onError);
         }),
         bus.subscribe("env.changed", async ({ projectId }) => {
-          const p = projects.get(projectId);
-          const sandboxes = [p?.running?.sandbox, p?.canary?.sandbox].filter((s) => s !== undefined);
+          const sandboxes = sandboxesOf(projects.get(projectId));
           if (sandboxes.length === 0) return;
           const values = await env.forScripts(projectId);
           for (const sandbox of sandboxes) sandbox.setEnv(values);
           await Promise.all(sandboxes.map((sandbox) => sandbox.sync()));
         }),
       ];
-    },
-
-    /**
-     * Makes a deployment live: loads it (the trial: a bundle that does not load throws
-     * ScriptLoadError), moves every connected device's instance from the old version to the new one
-     * (onDeviceDisconnect on the old, onDeviceConnect on the new; the device connections stay up),
-     * then `commit`s (the database makes it the live one) and only then runs it. A version whose
-     * sandbox stops itself while its instances start (memory cap, stack overflow) throws
-     * ScriptLoadError with the reason, and the old version's instances start again.
-     */
-    activate(
-      projectId: string,
-      deploymentId: string,
-      commit: () => Promise<void>,
-      /** After the trial: a reason not to make it live (a crash loop), or null. */
-      check?: () => string | null,
-    ): Promise<void> {
-      return holdingWhile(projectId, async (p) => {
-        const sandbox = await load(projectId, deploymentId);
-        const previous = p.running;
-        const restorePrevious = () => {
-          if (previous && !previous.sandbox.disposed) attachAll(projectId, previous.sandbox);
-        };
-        if (connected.get(projectId)?.size) {
-          if (previous) {
-            for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
-            // The old instances' onDeviceDisconnect runs before the new ones' onDeviceConnect.
-            if (previous.sandbox.worker !== sandbox.worker) await previous.sandbox.sync();
-          }
-          attachAll(projectId, sandbox);
-          if ((await sandbox.sync()) !== null) {
-            logAll(
-              projectId,
-              previous && !previous.sandbox.disposed
-                ? "the new deployment stopped while starting and was not made live; the previous one runs again"
-                : "the new deployment stopped while starting and was not made live",
-            );
-            restorePrevious();
-            throw new ScriptLoadError(sandbox.fault ?? "the new deployment stopped while starting");
-          }
-          const refused = check?.() ?? null;
-          if (refused !== null) {
-            for (const deviceId of sandbox.devices) sandbox.detach(deviceId);
-            sandbox.dispose();
-            restorePrevious();
-            throw new CrashLoopError(refused);
-          }
-        }
-        try {
-          await commit();
-        } catch (error) {
-          sandbox.dispose();
-          restorePrevious();
-          throw error;
-        }
-        p.restarts = [];
-        previous?.sandbox.dispose();
-        p.running = undefined;
-        if (stopped || !connected.get(projectId)?.size || sandbox.disposed) {
-          sandbox.dispose();
-          // A sandbox that stopped itself after its trial is the live one now: it starts again.
-          if (!stopped && connected.get(projectId)?.size) await start(projectId, p);
-          return;
-        }
-        p.running = { deploymentId, sandbox };
-        const devices = connected.get(projectId)!;
-        for (const deviceId of sandbox.devices) if (!devices.has(deviceId)) sandbox.detach(deviceId);
-        attachAll(projectId, sandbox);
-      });
     },
 
     /**
@@ -556,7 +489,7 @@ export function scriptHostService(deps: {
       const held = p?.held;
       if (held && held.messages.length >= heldMax)
         return new Promise((resolve) => held.waiters.push(resolve));
-      return p?.running?.sandbox.waitForRoom() ?? p?.canary?.sandbox.waitForRoom() ?? null;
+      return roomIn(sandboxesOf(p));
     },
 
     /** Ends the worker thread running the project's scripts, as a crash would (tests). */
@@ -576,8 +509,7 @@ export function scriptHostService(deps: {
       stopped = true;
       for (const off of unsubscribe.splice(0)) off();
       for (const p of projects.values()) {
-        p.running?.sandbox.dispose();
-        p.canary?.sandbox.dispose();
+        for (const sandbox of sandboxesOf(p)) sandbox.dispose();
         if (p.dropped) clearTimeout(p.dropped.timer);
         for (const resolve of p.held?.waiters ?? []) resolve();
       }
