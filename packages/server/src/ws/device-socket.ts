@@ -7,7 +7,7 @@ import { AppError, isDatabaseUnavailable } from "../errors.ts";
 import type { DeviceAuth, LinkSession, Transport } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
 import { FrameQueue, type FrameQueueBounds, type FrameQueueHandler } from "./frame-queue.ts";
-import type { Heartbeat } from "./heartbeat.ts";
+import type { Heartbeat, HeartbeatEntry } from "./heartbeat.ts";
 import { notAnUpgrade, refuseMalformedHandshakes } from "./upgrade.ts";
 
 /**
@@ -33,14 +33,19 @@ const maxUnsentBytes = 256 * 1024;
 const overfullCloseMs = 10_000;
 
 /**
- * What one device connection needs from its socket: the session's transport and the frame queue's
- * handler in one object (not a closure each: idle boards are many).
+ * What one device connection needs from its socket: the session's transport, the frame queue's
+ * handler and the heartbeat's entry in one object (not a closure each: idle boards are many).
  */
-class Connection implements Transport, FrameQueueHandler {
+class Connection implements Transport, FrameQueueHandler, HeartbeatEntry {
   readonly socket: WebSocket;
   readonly deviceId: string;
   readonly #app: FastifyInstance;
   session: LinkSession | undefined;
+  progress: FrameQueue | undefined;
+  alive = true;
+  missed = 0;
+  stalled = 0;
+  handled = 0;
   closeReason = "";
   closeCode: number | undefined;
   /** Only while the device is behind on reading what the server sent. */
@@ -79,6 +84,11 @@ class Connection implements Transport, FrameQueueHandler {
       socket.terminate();
     }, overfullCloseMs);
     this.#overfull.unref();
+  }
+
+  /** The heartbeat gives up on the socket (it is terminated next). */
+  dead(reason: string): void {
+    this.closeReason = reason;
   }
 
   /** The socket closed. */
@@ -140,6 +150,8 @@ export function deviceSocket(
     noServer: true,
     maxPayload: maxFrameBytes - 1,
     perMessageDeflate: false,
+    // The device link knows every connection (closeAll): no second set, nor a close listener per socket.
+    clientTracking: false,
     handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
   });
   refuseMalformedHandshakes(wss, publicUrl);
@@ -193,13 +205,8 @@ export function deviceSocket(
     const previous = latestQueues.get(auth.deviceId);
     if (previous) queue.after(previous.idle());
     latestQueues.set(auth.deviceId, queue);
-    heartbeat.track(
-      socket,
-      (reason) => {
-        connection.closeReason = reason;
-      },
-      queue,
-    );
+    connection.progress = queue;
+    heartbeat.trackEntry(socket, connection);
     socket.on("message", (data, isBinary) => {
       const bytes = (data as Buffer).length ?? 0;
       queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
@@ -227,7 +234,7 @@ export function deviceSocket(
 
   return {
     closeAll(code, reason) {
-      for (const client of wss.clients) client.close(code, reason);
+      services.deviceLink.closeAll(code, reason);
     },
   };
 }
