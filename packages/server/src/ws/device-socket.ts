@@ -2,7 +2,7 @@ import { type IncomingMessage, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { deviceCloseCodes, deviceSocketPath, errorDocsPath, maxFrameBytes } from "@sdk/protocol";
 import type { FastifyInstance } from "fastify";
-import { type WebSocket, WebSocketServer } from "ws";
+import { type RawData, WebSocket, WebSocketServer } from "ws";
 import { AppError, isDatabaseUnavailable } from "../errors.ts";
 import type { DeviceAuth, LinkSession, Transport } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
@@ -40,8 +40,9 @@ class Connection implements Transport, FrameQueueHandler, HeartbeatEntry {
   readonly socket: WebSocket;
   readonly deviceId: string;
   readonly #app: FastifyInstance;
-  session: LinkSession | undefined;
-  progress: FrameQueue | undefined;
+  session!: LinkSession;
+  /** The connection's frame queue (what the heartbeat watches for progress). */
+  progress!: FrameQueue;
   alive = true;
   missed = 0;
   stalled = 0;
@@ -119,6 +120,16 @@ class Connection implements Transport, FrameQueueHandler, HeartbeatEntry {
   }
 }
 
+/** A device's socket knows its connection: the socket's listeners are shared, not closures per socket. */
+class DeviceWebSocket extends WebSocket {
+  connection: Connection | undefined;
+}
+
+/** The connection of a device socket (set as it opens, before any listener runs). */
+function connectionOf(socket: WebSocket): Connection {
+  return (socket as DeviceWebSocket).connection!;
+}
+
 /** `Authorization: Basic base64(deviceId:secret)`. */
 function basicCredentials(request: IncomingMessage): { deviceId: string; secret: string } {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? "");
@@ -150,6 +161,7 @@ export function deviceSocket(
     noServer: true,
     maxPayload: maxFrameBytes - 1,
     perMessageDeflate: false,
+    WebSocket: DeviceWebSocket,
     // The device link knows every connection (closeAll): no second set, nor a close listener per socket.
     clientTracking: false,
     handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
@@ -194,42 +206,51 @@ export function deviceSocket(
     }
     socket.removeListener("error", guard);
     if (socket.destroyed) return;
-    wss.handleUpgrade(request, socket, head, (ws) => openSession(auth, ws));
+    wss.handleUpgrade(request, socket, head, (ws) => openSession(auth, ws as DeviceWebSocket));
   }
 
-  function openSession(auth: DeviceAuth, socket: WebSocket): void {
+  // One listener of each kind for every device socket (`this` is the socket).
+  function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+    const { session, progress: queue } = connectionOf(this);
+    const bytes = (data as Buffer).length ?? 0;
+    queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
+  }
+  function onError(this: WebSocket, error: Error & { code?: string }): void {
+    if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
+    const connection = connectionOf(this);
+    connection.closeCode = deviceCloseCodes.tooBig;
+    connection.closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
+    connection.progress.push(0, () => connection.session.refusedTooBig());
+  }
+  function onClose(this: WebSocket, code: number, reason: Buffer): void {
+    const connection = connectionOf(this);
+    const { session, progress: queue } = connection;
+    // Offline at once, not after the frames still waiting (they are handled all the same).
+    queue.closed();
+    connection.ended();
+    void queue.idle().then(() => {
+      if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
+    });
+    session
+      .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
+      .catch((error: unknown) =>
+        app.log.error({ err: error, deviceId: connection.deviceId }, "device close failed"),
+      );
+  }
+
+  function openSession(auth: DeviceAuth, socket: DeviceWebSocket): void {
     const connection = new Connection(socket, auth.deviceId, app);
-    const session = services.deviceLink.open(auth, connection);
-    connection.session = session;
+    connection.session = services.deviceLink.open(auth, connection);
     const queue = new FrameQueue(frameQueueBounds, connection);
     const previous = latestQueues.get(auth.deviceId);
     if (previous) queue.after(previous.idle());
     latestQueues.set(auth.deviceId, queue);
     connection.progress = queue;
+    socket.connection = connection;
     heartbeat.trackEntry(socket, connection);
-    socket.on("message", (data, isBinary) => {
-      const bytes = (data as Buffer).length ?? 0;
-      queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
-    });
-    socket.on("error", (error: Error & { code?: string }) => {
-      if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
-      connection.closeCode = deviceCloseCodes.tooBig;
-      connection.closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
-      queue.push(0, () => session.refusedTooBig());
-    });
-    socket.on("close", (code, reason) => {
-      // Offline at once, not after the frames still waiting (they are handled all the same).
-      queue.closed();
-      connection.ended();
-      void queue.idle().then(() => {
-        if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
-      });
-      session
-        .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
-        .catch((error: unknown) =>
-          app.log.error({ err: error, deviceId: connection.deviceId }, "device close failed"),
-        );
-    });
+    socket.on("message", onMessage);
+    socket.on("error", onError);
+    socket.on("close", onClose);
   }
 
   return {
