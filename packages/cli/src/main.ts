@@ -19,7 +19,9 @@ import { envList, envSet, envUnset } from "./commands/env.ts";
 import { flash } from "./commands/flash.ts";
 import { init } from "./commands/init.ts";
 import { logs } from "./commands/logs.ts";
+import { record } from "./commands/record.ts";
 import { status } from "./commands/status.ts";
+import { test } from "./commands/test.ts";
 import { explain, type Globals } from "./context.ts";
 import { CliError, exitCodes, UsageError } from "./errors.ts";
 import { Output } from "./output.ts";
@@ -36,8 +38,10 @@ const commands: Command[] = [
   build,
   deploy,
   dev,
+  test,
   status,
   logs,
+  record,
   envList,
   envSet,
   envUnset,

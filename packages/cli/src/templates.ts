@@ -1,5 +1,13 @@
+import fs from "node:fs";
 import { projectTsconfig } from "@sdk/build";
+import { recordingsDir } from "@sdk/protocol";
 import { adc, type Board, boards } from "@sdk/protocol/hardware";
+import { exampleRecording } from "./example-recording.ts";
+
+/** This CLI's version: the CI workflow installs the same one, so CI replays as this machine does. */
+const cliVersion: string = JSON.parse(
+  fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+).version;
 
 /** The files `sdk init` writes. Each is a function of the project's name, board and id. */
 export interface TemplateInput {
@@ -33,7 +41,7 @@ const guidance = (
 - Project settings and Home Assistant entities are in \`sdk.ts\` (\`defineConfig\`): \`ha.entities\` of kind sensor, binary_sensor, switch or light, fed by \`emitState(id, value)\`. Switch and light commands from Home Assistant arrive in \`onMessage\`: check them with \`isHaCommand(msg)\` and confirm with \`emitState\`.
 - Env vars: \`sdk env set NAME value\`, read as \`this.env.NAME\` (strings).
 
-Commands: \`sdk build\` (type-check + bundle; errors as file:line:column), \`sdk deploy\`, \`sdk dev\` (local server + simulated board, redeploys on save), \`sdk status\`, \`sdk logs --tail\`. Add \`--json\` for machine-readable output.
+Commands: \`sdk build\` (type-check + bundle; errors as file:line:column), \`sdk deploy\`, \`sdk dev\` (local server + simulated board, redeploys on save), \`sdk test\` (replays the recorded sessions in \`test/recordings/\` against the script; \`--update\` accepts a change), \`sdk status\`, \`sdk logs --tail\`. Add \`--json\` for machine-readable output.
 The sdk MCP server (\`.mcp.json\`) gives an agent the same: list_projects, list_devices, get_device, get_logs, build, deploy, send_message.`;
 
 export const templates: Record<string, (t: TemplateInput) => string> = {
@@ -54,9 +62,14 @@ directory: \`sdk init\`, \`sdk build\` and \`sdk dev\` write the library's types
 \`\`\`sh
 sdk build          # type-check and bundle (also refreshes .sdk/types)
 sdk dev            # a local server and a simulated board; redeploys on save
+sdk test           # replay test/recordings/*.jsonl against the script (also in CI)
 sdk deploy         # build and ship to ${t.host ?? "your server"}
 sdk logs --tail
 \`\`\`
+
+\`test/recordings/\` holds recorded device sessions (\`sdk record --device dev_… FILE\`, \`sdk dev --record FILE\`);
+\`sdk test\` replays them on a virtual clock and shows where the script now behaves differently.
+\`.github/workflows/sdk-test.yml\` runs it on every push.
 
 Edit \`src/index.ts\`. Settings and Home Assistant entities live in \`sdk.ts\`.
 `,
@@ -113,11 +126,33 @@ export default class Main extends DeviceScript {
             .replace(/^-+|-+$/g, "") || "device-script",
         private: true,
         type: "module",
-        scripts: { build: "sdk build", deploy: "sdk deploy", dev: "sdk dev", logs: "sdk logs --tail" },
+        scripts: {
+          build: "sdk build",
+          deploy: "sdk deploy",
+          dev: "sdk dev",
+          test: "sdk test",
+          logs: "sdk logs --tail",
+        },
       },
       null,
       2,
     )}\n`,
   "tsconfig.json": () => `${JSON.stringify(projectTsconfig(), null, 2)}\n`,
   ".gitignore": () => ".sdk/\nnode_modules/\n",
+  [`${recordingsDir}/example.jsonl`]: exampleRecording,
+  ".github/workflows/sdk-test.yml":
+    () => `# Replays test/recordings/*.jsonl against the script on every push: no server or board needed.
+name: sdk test
+on: [push, pull_request]
+jobs:
+  sdk-test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 24
+      - run: npm install -g @sdk/cli@${cliVersion}
+      - run: sdk test
+`,
 };

@@ -324,6 +324,7 @@ test("usage errors exit 2 with a hint; server errors show code and docs; unreach
     "build",
     "deploy",
     "dev",
+    "test",
     "status",
     "logs",
     "env list",
@@ -351,4 +352,10 @@ test("init never overwrites existing files without asking", async (t) => {
   assert.deepEqual(parsed.kept, ["src/index.ts"]);
   assert.equal(fs.readFileSync(path.join(dir, "src", "index.ts"), "utf8"), "// my own work\n");
   assert.ok(parsed.written.includes("sdk.ts"));
+  // The example recording is a session of the template's script, not of this one: not written.
+  assert.ok(!parsed.written.includes("test/recordings/example.jsonl"), parsed.written.join(", "));
+  assert.equal(fs.existsSync(path.join(dir, "test", "recordings", "example.jsonl")), false);
+  const again = await w.run(["init", "mine", "--no-link"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /example\.jsonl not written: .*src\/index\.ts/);
 });

@@ -26,6 +26,8 @@ export type CallInput<N extends EndpointName> = ([PathParams<Endpoints[N]["path"
       ? { body?: EndpointBody<N> }
       : { body: EndpointBody<N> }) & {
     query?: Record<string, string | number | undefined>;
+    /** Gives up on the call when it aborts (Ctrl-C, a time limit): an `SdkNetworkError`. */
+    signal?: AbortSignal;
   };
 
 type HasRequiredInput<N extends EndpointName> = [PathParams<Endpoints[N]["path"]>] extends [never]
@@ -94,7 +96,7 @@ export class SdkClient {
     }
     const binary = (spec as Endpoint).binary;
     if (binary) return this.#binary(binary, spec.method, path, input.body) as Promise<EndpointResult<N>>;
-    return this.request<EndpointResult<N>>(spec.method, path, input.body);
+    return this.request<EndpointResult<N>>(spec.method, path, input.body, input.signal);
   }
 
   /** One board's UF2 of a firmware release. */
@@ -137,9 +139,9 @@ export class SdkClient {
     return this.request("GET", "/ready");
   }
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const json = body === undefined ? undefined : JSON.stringify(body);
-    const response = await this.#send(method, path, json, "application/json", "application/json");
+    const response = await this.#send(method, path, json, "application/json", "application/json", signal);
     return this.#envelope<T>(response, path);
   }
 
@@ -175,14 +177,19 @@ export class SdkClient {
     body: RequestInit["body"] | undefined,
     contentType: string | undefined,
     accept: string,
+    signal?: AbortSignal,
   ): Promise<Response> {
     const url = `${this.baseUrl}${path}`;
     const headers: Record<string, string> = { accept };
     if (body !== undefined && contentType) headers["content-type"] = contentType;
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     try {
-      return await this.#fetch(url, { method, headers, body, credentials: "same-origin" });
+      return await this.#fetch(url, { method, headers, body, credentials: "same-origin", signal });
     } catch (error) {
+      if (signal?.aborted)
+        throw new SdkNetworkError(url, `No answer from ${this.baseUrl}: ${abortReason(signal)}`, {
+          cause: error,
+        });
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       throw new SdkNetworkError(
         url,
@@ -245,6 +252,13 @@ export class SdkClient {
       body: response.body,
     };
   }
+}
+
+/** "timed out" for AbortSignal.timeout, else "the call was abandoned". */
+function abortReason(signal: AbortSignal): string {
+  return (signal.reason as { name?: string } | undefined)?.name === "TimeoutError"
+    ? "the request timed out"
+    : "the call was abandoned";
 }
 
 interface BackupDownload {

@@ -83,9 +83,15 @@ export function watchDevice(
   options: WatchOptions & {
     /** Also receive `pins` events (by default only status, log and state, as the spec says). */
     pins?: boolean;
+    /** Also receive `message`, `command` and `send` events: what a recording needs (`sdk record`). */
+    record?: boolean;
   },
 ): WatchHandle {
-  const path = `/v1/projects/${encodeURIComponent(ids.projectId)}/devices/${encodeURIComponent(ids.deviceId)}/watch${options.pins ? "?pins=true" : ""}`;
+  const query = new URLSearchParams();
+  if (options.pins) query.set("pins", "true");
+  if (options.record) query.set("record", "true");
+  const search = query.size > 0 ? `?${query}` : "";
+  const path = `/v1/projects/${encodeURIComponent(ids.projectId)}/devices/${encodeURIComponent(ids.deviceId)}/watch${search}`;
   return openWatch(baseUrl, path, token, options);
 }
 

@@ -101,6 +101,23 @@ test("no server at the address: SdkNetworkError naming it", async () => {
   assert.match(error.message, /Could not reach http:\/\/127\.0\.0\.1:\d+/);
 });
 
+test("a call given a signal gives up when it aborts: SdkNetworkError saying why", async () => {
+  // A fetch that never answers, like a server that hangs, until the signal aborts.
+  const hanging: typeof fetch = (_url, init) =>
+    new Promise((_, reject) => {
+      const signal = init?.signal;
+      if (signal?.aborted) reject(signal.reason);
+      signal?.addEventListener("abort", () => reject(signal.reason));
+    });
+  const client = new SdkClient({ baseUrl: "http://127.0.0.1:9", fetch: hanging });
+  const timedOut = await rejection(client.api.serverInfo({ signal: AbortSignal.timeout(10) }));
+  assert.ok(timedOut instanceof SdkNetworkError);
+  assert.match(timedOut.message, /No answer from http:\/\/127\.0\.0\.1:9: the request timed out/);
+  const abandoned = await rejection(client.api.serverInfo({ signal: AbortSignal.abort() }));
+  assert.ok(abandoned instanceof SdkNetworkError);
+  assert.match(abandoned.message, /the call was abandoned/);
+});
+
 test("an answer that is not the API (HTML): SdkNetworkError, not a parse error", async () => {
   const client = new SdkClient({ baseUrl: server.url });
   const error = await rejection(client.request("GET", "/docs/errors"));

@@ -11,17 +11,18 @@ export function createMcpServer(ctx: ToolContext): McpServer {
     { name: "sdk", version },
     {
       instructions:
-        "Tools for sdk device scripts (TypeScript classes that drive Raspberry Pi Pico W boards from an sdk server). Read sdk://reference/device-api before writing a script. Typical loop: edit src/index.ts → build (fix diagnostics) → deploy → get_device / get_logs → send_message.",
+        "Tools for sdk device scripts (TypeScript classes that drive Raspberry Pi Pico W boards from an sdk server). Read sdk://reference/device-api before writing a script. Typical loop: edit src/index.ts → build (fix diagnostics) → deploy (or deploy with canary: first on some devices, promoted or rolled back by the server) → get_device / get_logs → send_message.",
     },
   );
   for (const [name, tool] of Object.entries(tools)) {
     server.registerTool(name, { description: tool.description, inputSchema: tool.input }, (async (
       args: Record<string, unknown>,
+      extra: { signal?: AbortSignal },
     ) => {
       try {
         return await (
           tool.run as (c: ToolContext, a: Record<string, unknown>) => ReturnType<typeof tool.run>
-        )(ctx, args);
+        )({ ...ctx, signal: extra.signal }, args);
       } catch (error) {
         return failure(error);
       }

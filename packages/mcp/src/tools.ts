@@ -9,8 +9,18 @@ import {
   type LogLevel,
   logLevels,
   pageLimits,
+  rolloutLimits,
 } from "@sdk/protocol";
 import { z } from "zod";
+import {
+  CanaryAction,
+  CanaryInput,
+  canaryTarget,
+  rolloutText,
+  waitForDecision,
+  waitForDecisionSeconds,
+  windowEndsBefore,
+} from "./canary.ts";
 
 /** A tool failure to report to the agent (never a crash of the server). */
 class ToolError extends Error {
@@ -26,6 +36,8 @@ class ToolError extends Error {
 
 export interface ToolContext {
   env: Record<string, string | undefined>;
+  /** Aborts when the agent cancels the call (or the connection closes). */
+  signal?: AbortSignal;
 }
 
 async function client(ctx: ToolContext): Promise<SdkClient> {
@@ -76,6 +88,41 @@ const ProjectDir = z
   .string()
   .min(1)
   .describe("Absolute path of the local project directory (the one holding sdk.ts)");
+
+/** canary "25" found no device tagged "25": say how a share is written. */
+function withShareHint(error: unknown, canary: string | undefined): unknown {
+  if (
+    !(error instanceof SdkApiError) ||
+    error.code !== "no_canary_devices" ||
+    !canary ||
+    !/^\d+$/.test(canary)
+  )
+    return error;
+  return new ToolError(
+    error.code,
+    `${error.message.replace(/\.$/, "")}. For a share of the connected devices, write canary "${canary}%".`,
+    error.docs,
+  );
+}
+
+/** The deploy tool's canaryAction: the project's running canary (or newest rollout), or end it now. */
+async function canaryAction(c: SdkClient, projectId: string, action: CanaryAction): Promise<CallToolResult> {
+  const deployments = await c.api.listDeployments({ params: { projectId } });
+  const running = deployments.find((d) => d.status === "canary");
+  if (action === "status") {
+    const latest = running ?? deployments.find((d) => d.rollout?.kind === "canary") ?? deployments[0];
+    if (!latest) return ok("Nothing deployed yet.", { deployment: null, rollout: null });
+    return ok(rolloutText(latest), { deployment: latest, rollout: latest.rollout });
+  }
+  if (!running)
+    throw new ToolError("no_canary", "The project has no canary running; nothing to promote or roll back.");
+  const params = { projectId, deploymentId: running.id };
+  const deployment =
+    action === "promote"
+      ? await c.api.promoteDeployment({ params })
+      : await c.api.rollBackDeployment({ params });
+  return ok(rolloutText(deployment), { deployment, rollout: deployment.rollout });
+}
 
 /** The seven tools: name, description for the agent, input shape, and what they do. */
 export const tools = {
@@ -209,16 +256,52 @@ export const tools = {
   },
   deploy: {
     description:
-      "Build a local project and deploy it to its server project (projectId from sdk.ts unless given). Waits for the final status: active, or failed with the error (the previous version then stays live).",
+      "Build a local project and deploy it to its server project (projectId from sdk.ts unless given). Waits for the final status: active, or failed with the error (the previous version then stays live), or rolled_back with the reason (a crash loop: every device's onDeviceConnect threw). With canary, the new version first runs only on some devices and the server promotes or rolls it back after windowSeconds by comparing their errors with the live version's; a window that ends within 50 s of the call is waited for, a longer one returns once the canary started (status canary; it decides by itself). canaryAction reports on or ends the project's canary instead of deploying.",
     input: {
       projectDir: ProjectDir,
       projectId: ProjectId.optional().describe("Overrides `project` in sdk.ts"),
+      canary: CanaryInput.optional(),
+      windowSeconds: z
+        .number()
+        .int()
+        .min(rolloutLimits.minWindowSeconds)
+        .max(rolloutLimits.maxWindowSeconds)
+        .optional()
+        .describe(
+          `With canary: how long the server compares the canary's health with the live version's before deciding (default ${rolloutLimits.defaultWindowSeconds}).`,
+        ),
+      rollback: z
+        .boolean()
+        .optional()
+        .describe(
+          "false: a plain deploy is not rolled back when it crash-loops in its first minute. Default true.",
+        ),
+      canaryAction: CanaryAction.optional(),
     },
-    async run(ctx: ToolContext, args: { projectDir: string; projectId?: string }) {
+    async run(
+      ctx: ToolContext,
+      args: {
+        projectDir: string;
+        projectId?: string;
+        canary?: string;
+        windowSeconds?: number;
+        rollback?: boolean;
+        canaryAction?: CanaryAction;
+      },
+    ) {
+      const deadline = performance.now() + waitForDecisionSeconds * 1000;
       const c = await client(ctx);
       const projectId = args.projectId ?? (await loadProjectConfig(args.projectDir)).project;
       if (!projectId)
         throw new ToolError("no_project", "sdk.ts has no `project`; pass projectId (see list_projects).");
+      if (args.canaryAction) return canaryAction(c, projectId, args.canaryAction);
+      if (args.windowSeconds !== undefined && !args.canary)
+        throw new ToolError("bad_input", "windowSeconds is the window of a canary: give canary too.");
+      if (args.rollback === false && args.canary)
+        throw new ToolError(
+          "bad_input",
+          "rollback:false is for a plain deploy; a canary is always promoted or rolled back.",
+        );
       const built = await build({ projectDir: args.projectDir });
       if (!built.ok) {
         return {
@@ -232,23 +315,67 @@ export const tools = {
           structuredContent: { ok: false, stage: "build", diagnostics: built.diagnostics },
         } satisfies CallToolResult;
       }
-      const deployment = await c.api.createDeployment({
-        params: { projectId },
-        body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
-      });
+      const rollout = {
+        ...(args.canary ? { canary: canaryTarget(args.canary) } : {}),
+        ...(args.windowSeconds !== undefined ? { windowSeconds: args.windowSeconds } : {}),
+        ...(args.rollback !== undefined ? { rollback: args.rollback } : {}),
+      };
+      let deployment = await c.api
+        .createDeployment({
+          params: { projectId },
+          body: {
+            bundle: built.bundle,
+            sourceMap: built.sourceMap,
+            manifest: built.manifest,
+            ...(Object.keys(rollout).length ? { rollout } : {}),
+          },
+        })
+        .catch((error: unknown) => {
+          throw withShareHint(error, args.canary);
+        });
+      let stopped: string | null = null;
+      if (windowEndsBefore(deployment, deadline))
+        ({ deployment, stopped } = await waitForDecision(c, projectId, deployment, {
+          deadline,
+          signal: ctx.signal,
+        }));
+      if (deployment.status === "canary") {
+        const note = stopped
+          ? `\nStopped waiting for the decision: ${stopped}. The canary goes on on the server; call deploy with canaryAction "status" later.`
+          : "";
+        return ok(`${rolloutText(deployment)}${note}`, {
+          ok: true,
+          deployment,
+          rollout: deployment.rollout,
+          ...(stopped ? { stopped } : {}),
+        });
+      }
       if (deployment.status !== "active") {
         return {
           isError: true,
           content: [
             {
               type: "text",
-              text: `Deployment v${deployment.version} failed; the previous version stays live:\n${deployment.error}`,
+              text:
+                deployment.status === "rolled_back"
+                  ? rolloutText(deployment)
+                  : `Deployment v${deployment.version} failed; the previous version stays live:\n${deployment.error}`,
             },
           ],
-          structuredContent: { ok: false, stage: "load", deployment },
+          structuredContent: {
+            ok: false,
+            stage: deployment.status === "rolled_back" ? "rollout" : "load",
+            deployment,
+            rollout: deployment.rollout,
+          },
         } satisfies CallToolResult;
       }
-      return ok(`Deployed v${deployment.version} to ${projectId}: active.`, { ok: true, deployment });
+      const promoted = deployment.rollout?.kind === "canary" ? `\n${rolloutText(deployment)}` : "";
+      return ok(`Deployed v${deployment.version} to ${projectId}: active.${promoted}`, {
+        ok: true,
+        deployment,
+        rollout: deployment.rollout,
+      });
     },
   },
   send_message: {

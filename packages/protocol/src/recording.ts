@@ -23,7 +23,10 @@ export const RecordingHeader = z.object({
 });
 export type RecordingHeader = z.infer<typeof RecordingHeader>;
 
-const at = { t: z.number().min(0) };
+/** The longest a recording may run: `t` is at most 31 days (in ms), so a replay always ends. */
+const maxRecordingT = 31 * 24 * 60 * 60 * 1000;
+
+const at = { t: z.number().min(0).max(maxRecordingT) };
 
 /** Inputs: what the device did. `sdk test` feeds them to the script at `t` on a virtual clock. */
 export const RecordedConnect = z.object({
@@ -39,8 +42,9 @@ export const RecordedMessage = z.object({
 });
 export const RecordedDisconnect = z.object({ ...at, kind: z.literal("disconnect"), reason: z.string() });
 /**
- * What the script did. Commands are answered from the recording (the n-th command of a type gets
- * the n-th recorded answer of that type); commands and states are what `sdk test` compares.
+ * What the script did. Commands are answered from the recording (a command gets the first unused
+ * recorded answer of its type with the same arguments, else the n-th recorded answer of its type);
+ * commands and states are what `sdk test` compares.
  */
 export const RecordedCommand = z.object({
   ...at,

@@ -26,7 +26,7 @@ export const DeviceWatchQuery = z.object({
     .optional()
     .transform((v) => v === "true")
     .describe(
-      "true: also send what a recording needs (`sdk record`): `message` events (every message the device sent its script), `command` events (every command sent to the device, with its answer) and `send` events (messages the script sent the device).",
+      "true: also send what a recording needs (`sdk record`): `message` events (every message for the device's script, from the device or the API), `command` events (every command sent to the device, with its answer) and `send` events (messages the script sent the device).",
     ),
 });
 
@@ -47,6 +47,9 @@ export const StatusEvent = z.object({
   ...base,
   status: ConnectionState,
   reason: z.string().optional(),
+  /** With `online`: the board and firmware the device said hello with. */
+  board: Board.optional(),
+  firmware: z.string().optional(),
 });
 export const LogEvent = z.object({ type: z.literal("log"), ...base, entry: LogEntry });
 export const StateEvent = z.object({
@@ -57,7 +60,7 @@ export const StateEvent = z.object({
 });
 /** The board's pins changed (a command the server sent, or a gpio_change): every known pin. */
 export const PinsEvent = z.object({ type: z.literal("pins"), ...base, pins: z.array(PinState) });
-/** `?record=true`: a message the device sent for its script (`onMessage`). */
+/** `?record=true`: a message for the device's script (`onMessage`), from the device or the API. */
 export const MessageEvent = z.object({
   type: z.literal("message"),
   ...base,

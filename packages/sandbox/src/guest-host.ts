@@ -1,4 +1,4 @@
-import type { GuestHostFunctions } from "@sdk/device/abi";
+import type { GuestEntryName, GuestHostFunctions } from "@sdk/device/abi";
 import { logLevels } from "@sdk/protocol";
 import { GuestAbiError, guestJson, guestJsonObject } from "./guest-abi.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
@@ -20,6 +20,8 @@ export interface GuestHostContext {
   /** The guest ran out of stack, even if the script then caught the error; `stack` is the guest's. */
   stackOverflow(stack: string): void;
   mapStack(stack: string): string;
+  /** The entry point running now (null between entries). */
+  entry(): GuestEntryName | null;
 }
 
 /** The host's side of the guest ABI: every call names an attached device and goes to the server. */
@@ -62,7 +64,10 @@ export function guestHostFunctions(context: GuestHostContext): GuestHostFunction
       if (context.interrupted() || stack.startsWith("InternalError: interrupted")) return;
       if (stack.startsWith("InternalError: out of memory")) return context.outOfMemory();
       if (stack.startsWith("InternalError: stack overflow")) return context.stackOverflow(stack);
-      if (context.timers(deviceId)) host.log(deviceId, "error", context.mapStack(stack));
+      if (!context.timers(deviceId)) return;
+      host.log(deviceId, "error", context.mapStack(stack));
+      // A handler error the script's runtime caught (it never reaches the entry's result): still a failure.
+      host.failed?.(deviceId, "error", context.entry() ?? undefined);
     },
     setTimer: (deviceId, timerId, delayMs, repeat) => attached(deviceId).set(timerId, delayMs, repeat),
     clearTimer: (deviceId, timerId) => context.timers(deviceId)?.clear(timerId),

@@ -14,8 +14,10 @@ import {
 } from "./errors.ts";
 import { GuestEntries, installGuestHost } from "./guest-abi.ts";
 import { guestHostFunctions } from "./guest-host.ts";
+import { type GuestTime, installGuestTime } from "./guest-time.ts";
 import { defaultLimits, type SandboxLimits } from "./limits.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
+import { realScheduler, type Scheduler } from "./scheduler.ts";
 import { SourceMapper } from "./source-map.ts";
 import { DeviceTimers } from "./timers.ts";
 import { ProjectModule } from "./wasm-module.ts";
@@ -41,6 +43,16 @@ export interface LoadOptions {
   onThrottle?: () => void;
   /** `n` delivered messages have run (or were dropped): what back-pressure counts. */
   onDelivered?: (n: number) => void;
+  /**
+   * The clock the scripts' timers (and the CPU budget's waits) run on: Node.js's timers by default;
+   * `sdk test` passes a virtual one. `Date` inside a script reads the real time unless `time` is given.
+   */
+  scheduler?: Scheduler;
+  /**
+   * What `Date` and `Math.random` give the script (`sdk test`: the recording's time on the virtual
+   * clock, a seed from the recording). Without it, the real time and randomness (the server).
+   */
+  time?: GuestTime;
 }
 
 /** An entry that waits for the next budget window. */
@@ -68,9 +80,10 @@ export class ProjectSandbox {
   readonly #onThrottle?: () => void;
   readonly #onDelivered?: (n: number) => void;
   readonly #budget: CpuBudget | null;
+  readonly #scheduler: Scheduler;
   readonly #deferred: Deferred[] = [];
   readonly #deferredTimers = new Set<string>();
-  #drainTimer: NodeJS.Timeout | undefined;
+  #drainTimer: unknown;
   #throttledWindow = false;
   /** CPU time of the last entry, its leftover promise jobs included. */
   #entryCpuMs = 0;
@@ -98,6 +111,7 @@ export class ProjectSandbox {
     this.#onFault = options.onFault;
     this.#onThrottle = options.onThrottle;
     this.#onDelivered = options.onDelivered;
+    this.#scheduler = options.scheduler ?? realScheduler;
     this.#budget = limits.cpuBudgetMs > 0 ? new CpuBudget(limits.cpuBudgetMs) : null;
     this.#env = options.env;
     this.#mapper = new SourceMapper(options.sourceMap);
@@ -114,8 +128,10 @@ export class ProjectSandbox {
         this.#stackOverflowReported ??= collapseRepeats(this.#mapper.mapStack(stack));
       },
       mapStack: (stack) => this.#mapper.mapStack(stack),
+      entry: () => this.#entry,
     });
     installGuestHost(module.ctx, functions, options.docsBaseUrl ?? "");
+    if (options.time) installGuestTime(module.ctx, options.time);
   }
 
   /** Creates the project's module and evaluates the bundle. Throws `ScriptLoadError`. */
@@ -173,8 +189,10 @@ export class ProjectSandbox {
   #timersOf(deviceId: string): DeviceTimers | undefined {
     const timers = this.#devices.get(deviceId);
     if (timers !== null) return timers;
-    const created = new DeviceTimers(this.#limits, (id) =>
-      this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
+    const created = new DeviceTimers(
+      this.#limits,
+      (id) => this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
+      this.#scheduler,
     );
     this.#devices.set(deviceId, created);
     return created;
@@ -203,7 +221,7 @@ export class ProjectSandbox {
 
   /** Stops every timer and frees the module. Instances get no disconnect call. */
   dispose(): void {
-    clearTimeout(this.#drainTimer);
+    if (this.#drainTimer !== undefined) this.#scheduler.clear(this.#drainTimer);
     const waiting = this.#deferred.filter((d) => d.name === "message").length;
     this.#deferred.length = 0;
     this.#deferredTimers.clear();
@@ -259,6 +277,7 @@ export class ProjectSandbox {
     const outer = this.#entry;
     this.#entry = name;
     this.#entriesRun++;
+    this.#host.entered?.(deviceId, name);
     const error = this.#deadline.run(this.#limits.timeoutMs, (): GuestError | null => {
       try {
         const result = entries.call(name, args);
@@ -305,7 +324,7 @@ export class ProjectSandbox {
         "error",
         timedOut ? scriptTimeoutMessage : this.#describe(error!, "the script failed"),
       );
-      this.#host.failed?.(target, timedOut ? "timeout" : "error");
+      this.#host.failed?.(target, timedOut ? "timeout" : "error", name);
     }
     if (timedOut && !this.#drainLeftoverJobs()) {
       this.#stop("a chain of promise jobs kept running past the deadline");
@@ -380,7 +399,7 @@ export class ProjectSandbox {
         this.#throttledWindow = true;
         this.#onThrottle?.();
       }
-      this.#drainTimer ??= setTimeout(() => this.#drain(), budget.untilNextWindowMs);
+      this.#drainTimer ??= this.#scheduler.setTimeout(() => this.#drain(), budget.untilNextWindowMs);
       return;
     }
     this.#run({ deviceId, name, args });
@@ -411,7 +430,7 @@ export class ProjectSandbox {
     const budget = this.#budget!;
     if (this.disposed || this.#deferred.length === 0) return;
     if (budget.exhausted) {
-      this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
+      this.#drainTimer = this.#scheduler.setTimeout(() => this.#drain(), budget.untilNextWindowMs + 1);
       return;
     }
     this.#throttledWindow = false;
@@ -424,6 +443,6 @@ export class ProjectSandbox {
       this.#throttledWindow = true;
       this.#onThrottle?.();
     }
-    this.#drainTimer = setTimeout(() => this.#drain(), budget.untilNextWindowMs);
+    this.#drainTimer = this.#scheduler.setTimeout(() => this.#drain(), budget.untilNextWindowMs);
   }
 }

@@ -285,6 +285,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
       services.devicePins,
       services.scripts,
       services.alertMonitor,
+      services.rollouts,
       new FirmwareBundleImport({
         dir: config.firmwareDir,
         firmware: services.firmware,

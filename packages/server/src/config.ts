@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { rolloutLimits } from "@sdk/protocol";
 import { type PrivateRange, privateRanges } from "./lib/webhook-target.ts";
 
 /** The server's own log levels (pino's), not a device log line's `LogLevel`. */
@@ -51,6 +52,8 @@ export interface Config {
   };
   /** How many deployments each project keeps; the live one is never removed. */
   deploymentsKept: number;
+  /** A canary's window when the deploy names none, in seconds. */
+  canaryWindowSeconds: number;
   /** The Home Assistant bridge over MQTT; `null` (MQTT_URL unset) turns it off. */
   homeAssistant: HomeAssistantConfig | null;
   /** Scheduled backups into `<dataDir>/backups/`: every `intervalMs` (0: off), the newest `keep` kept. */
@@ -268,6 +271,13 @@ export function loadConfig(
       cpuBudgetMs: integer(env, "SCRIPT_CPU_BUDGET_MS", 500, 10, 1000),
     },
     deploymentsKept: integer(env, "DEPLOYMENTS_KEPT", 20, 1, 10_000),
+    canaryWindowSeconds: integer(
+      env,
+      "CANARY_WINDOW_SECONDS",
+      rolloutLimits.defaultWindowSeconds,
+      rolloutLimits.minWindowSeconds,
+      rolloutLimits.maxWindowSeconds,
+    ),
     homeAssistant: homeAssistant(env),
     backup: {
       intervalMs: Math.round(hours(env, "BACKUP_INTERVAL_HOURS", 24, 8760) * 3_600_000),

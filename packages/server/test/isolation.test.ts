@@ -16,6 +16,7 @@ const sampleBodies: Partial<Record<EndpointName, unknown>> = {
     bundle: "export default {}",
     manifest: { board: "pico_w", entities: [], libraryVersion: "0.1.0" },
   },
+  activateDeployment: { canary: { percent: 50 } },
   setRetention: { logMaxEntries: 10 },
   setDeviceTags: { tags: ["stolen"] },
   addDeviceTags: { tags: ["stolen"] },

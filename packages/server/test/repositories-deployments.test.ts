@@ -47,6 +47,15 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     assert.deepEqual(await c.repos.deployments.prune(bobProject.id, 2), []);
   });
 
+  test("prune keeps the deployments a rollout in its window may go back to (except)", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject } = await tenants(c);
+    for (const [i, status] of (["active", "inactive", "inactive", "inactive"] as const).entries())
+      await c.repos.deployments.insert(row(aliceProject.id, `dpl_k${i}`, status));
+    assert.deepEqual(await c.repos.deployments.prune(aliceProject.id, 1, ["dpl_k1"]), ["dpl_k2"]);
+  });
+
   test("failInterrupted fails only deployments pending from before the given time", async (t) => {
     const c = await setup(t);
     if (!c) return;
@@ -60,5 +69,47 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     assert.equal(byId.get("dpl_old")!.status, "failed");
     assert.match(byId.get("dpl_old")!.error!, /the server stopped while this deployment was being checked/);
     assert.equal(byId.get("dpl_new")!.status, "pending", "another instance may still be checking it");
+  });
+
+  test("canary rollouts: markCanary, setRollout, markRolledBack (with the previous one live again), undecided", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject, bobProject, asAlice, asBob } = await tenants(c);
+    const deployments = c.repos.deployments;
+    await deployments.insert(row(aliceProject.id, "dpl_stable", "active"));
+    await deployments.insert(row(aliceProject.id, "dpl_canary", "pending"));
+    await deployments.insert(row(aliceProject.id, "dpl_watched", "inactive"));
+    const undecided = JSON.stringify({ kind: "canary", decision: null });
+    await deployments.markCanary("dpl_canary", undecided);
+    await deployments.setRollout("dpl_watched", JSON.stringify({ kind: "watch", decision: null }));
+    assert.deepEqual((await deployments.undecided()).map((d) => d.id).sort(), ["dpl_canary", "dpl_watched"]);
+    const canary = await deployments.find(asAlice, aliceProject.id, "dpl_canary");
+    assert.equal(canary?.status, "canary");
+    assert.equal(canary?.rollout, undecided);
+    assert.equal(await deployments.find(asBob, aliceProject.id, "dpl_canary"), undefined, "viewer checked");
+
+    const decided = JSON.stringify({ kind: "canary", decision: "rolled_back" });
+    await deployments.markRolledBack(aliceProject.id, "dpl_canary", "rolled back: why", decided, null);
+    await deployments.setRollout("dpl_watched", JSON.stringify({ kind: "watch", decision: "promoted" }));
+    assert.deepEqual(await deployments.undecided(), []);
+    const after = await deployments.find(asAlice, aliceProject.id, "dpl_canary");
+    assert.deepEqual(
+      [after?.status, after?.error, after?.rollout],
+      ["rolled_back", "rolled back: why", decided],
+    );
+    assert.equal((await deployments.active(aliceProject.id))?.id, "dpl_stable");
+
+    // A plain deploy rolled back: the previous deployment is live again; another project's id is never touched.
+    await deployments.activate(aliceProject.id, "dpl_watched", T0 + MINUTE);
+    await deployments.markRolledBack(bobProject.id, "dpl_watched", "not bob's", decided, "dpl_stable");
+    assert.equal((await deployments.active(aliceProject.id))?.id, "dpl_watched");
+    await deployments.markRolledBack(aliceProject.id, "dpl_watched", "crash loop", decided, "dpl_stable");
+    assert.equal((await deployments.active(aliceProject.id))?.id, "dpl_stable");
+    assert.equal((await deployments.find(asAlice, aliceProject.id, "dpl_watched"))?.status, "rolled_back");
+    assert.deepEqual(
+      await deployments.prune(aliceProject.id, 1),
+      ["dpl_canary"],
+      "rolled back ones are pruned",
+    );
   });
 });

@@ -12,6 +12,7 @@ import type { Command } from "../command.ts";
 import { readProjectConfig } from "../context.ts";
 import { CliError, UsageError } from "../errors.ts";
 import { localTime } from "../output.ts";
+import { openRecordingFile, reportRecording, SessionRecorder } from "../recorder.ts";
 import { type TreeWatch, watchTree } from "../watch-tree.ts";
 import { runBuild } from "./build.ts";
 
@@ -68,16 +69,26 @@ async function waitReady(url: string, server: ChildProcess, timeoutMs: number): 
 export const dev: Command = {
   name: "dev",
   summary: "Run the project locally: an embedded server, a simulated board, redeploy on save",
-  usage: "sdk dev [--port <number>] [--dir <project>]",
+  usage: "sdk dev [--port <number>] [--record FILE [--force]] [--dir <project>]",
   details:
-    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys (saves by rename, as editors and sed -i do, included). It prints a one-time link that opens the local dashboard signed in (once, within 10 minutes). On a terminal, b presses the button on GP15, l prints a new sign-in link, ? lists the keys; from a pipe, stdin takes press 15 [ms], set 15 0|1, release 15. Ctrl-C stops everything and removes the temporary data.",
-  options: { port: { type: "string" } },
-  optionHelp: ["--port <number>   the local server's port (default 8787; 0 picks a free port)"],
+    "Starts a private server on this machine (its data in a temporary directory), a simulated board of the project's board type, and deploys the script to it. Device logs and state changes are shown as they happen. Saving a file rebuilds and redeploys (saves by rename, as editors and sed -i do, included). It prints a one-time link that opens the local dashboard signed in (once, within 10 minutes). On a terminal, b presses the button on GP15, l prints a new sign-in link, ? lists the keys; from a pipe, stdin takes press 15 [ms], set 15 0|1, release 15. Ctrl-C stops everything and removes the temporary data. With --record FILE the simulated board's session is recorded to FILE as sdk record does (docs/scripts.md, Recording a session), from its first hello until Ctrl-C.",
+  options: { port: { type: "string" }, record: { type: "string" }, force: { type: "boolean" } },
+  optionHelp: [
+    "--port <number>   the local server's port (default 8787; 0 picks a free port)",
+    "--record <file>   record the simulated board's session to this file (JSON Lines, for sdk test)",
+    "--force           with --record: overwrite the file if it exists",
+  ],
   async run({ values, g }) {
     const port = values.port === undefined ? 8787 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError("--port must be a number from 0 (a free port) to 65535", "dev");
     const config = await readProjectConfig(g, "run sdk dev in a project directory");
+    const recordFile = values.record as string | undefined;
+    if (recordFile === "") throw new UsageError("--record needs a file name", "dev");
+    // Refused before anything starts when the file exists (without --force).
+    const recordFd =
+      recordFile === undefined ? undefined : openRecordingFile(recordFile, Boolean(values.force));
+    let recorder: SessionRecorder | undefined;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-dev-"));
     // Signs one-time sign-in links for this server only: it never leaves this process and its child.
     const signInKey = newSignInLinkKey();
@@ -109,6 +120,12 @@ export const dev: Command = {
       detachControls?.();
       watcher?.close();
       watch?.stop();
+      if (recorder) reportRecording(g.out, recorder.finish());
+      else if (recordFd !== undefined) {
+        // Nothing was recorded (the server or the first deploy did not come up): no empty file left.
+        fs.closeSync(recordFd);
+        fs.rmSync(recordFile!, { force: true });
+      }
       await simulator?.stop();
       if (server.exitCode === null) {
         const exited = new Promise((r) => server.once("exit", r));
@@ -146,6 +163,7 @@ export const dev: Command = {
       });
 
       const ids = { projectId: project.id, deviceId: device.id };
+      let liveVersion: number | null = null;
       const deployOnce = async () => {
         const built = await runBuild(g);
         if (!built.ok) return;
@@ -154,10 +172,24 @@ export const dev: Command = {
           params: { projectId: project.id },
           body: { bundle: built.bundle, sourceMap: built.sourceMap, manifest: built.manifest },
         });
-        if (deployment.status === "active") g.out.info(`${g.out.green("✔")} deployed v${deployment.version}`);
-        else g.out.info(`${g.out.red(`✖ v${deployment.version} failed to load:`)} ${deployment.error}`);
+        if (deployment.status === "active") {
+          liveVersion = deployment.version;
+          g.out.info(`${g.out.green("✔")} deployed v${deployment.version}`);
+          if (recorder)
+            g.out.warn(
+              `the recording in ${recordFile} goes on with v${deployment.version}: it now holds more than one version's behaviour (restart sdk dev --record for a clean one)`,
+            );
+        } else g.out.info(`${g.out.red(`✖ v${deployment.version} failed to load:`)} ${deployment.error}`);
       };
       await deployOnce();
+      if (recordFd !== undefined)
+        recorder = new SessionRecorder(recordFd, {
+          file: recordFile!,
+          out: g.out,
+          projectId: project.id,
+          deploymentVersion: liveVersion,
+          progress: false,
+        });
 
       // The simulator starts once the watch is subscribed, so its first lines are shown.
       let subscribed: () => void = () => {};
@@ -165,7 +197,9 @@ export const dev: Command = {
         subscribed = resolve;
       });
       watch = watchDevice(url, auth.token!.token, ids, {
+        record: recorder !== undefined,
         onEvent(event) {
+          recorder?.handle(event);
           if (event.type === "snapshot") {
             subscribed();
           } else if (event.type === "log") {

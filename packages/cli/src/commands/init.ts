@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeScriptTypes } from "@sdk/build";
+import { recordingsDir } from "@sdk/protocol";
 import { type Board, boardIds } from "@sdk/protocol/hardware";
 import type { Command } from "../command.ts";
 import { connect } from "../context.ts";
@@ -25,7 +26,7 @@ export const init: Command = {
   summary: "Scaffold a project (script, sdk.ts, agent files) and link it to a server project",
   usage: `sdk init [directory] [--name <name>] [--board ${boardIds.join("|")}] [--project prj_…] [--no-link]`,
   details:
-    "Writes AGENTS.md, .cursor/rules/sdk.mdc, .mcp.json, README.md, sdk.ts, src/index.ts (a working example), package.json, tsconfig.json and .gitignore, and the @sdk/device types into .sdk/types (for editors; sdk build and sdk dev refresh them). Existing files are never overwritten without asking (without a terminal they are kept). When you are logged in, a server project is created (or --project is used) and written into sdk.ts.",
+    "Writes AGENTS.md, .cursor/rules/sdk.mdc, .mcp.json, README.md, sdk.ts, src/index.ts (a working example), package.json, tsconfig.json, .gitignore, test/recordings/example.jsonl (a recorded session sdk test replays) and .github/workflows/sdk-test.yml (sdk test in CI), and the @sdk/device types into .sdk/types (for editors; sdk build and sdk dev refresh them). Existing files are never overwritten without asking (without a terminal they are kept). When you are logged in, a server project is created (or --project is used) and written into sdk.ts.",
   options: { name: { type: "string" }, board: { type: "string" }, "no-link": { type: "boolean" } },
   optionHelp: [
     "--name <name>      the project's name (default: the directory's name)",
@@ -63,8 +64,16 @@ export const init: Command = {
 
     const written: string[] = [];
     const kept: string[] = [];
+    const example = `${recordingsDir}/example.jsonl`;
+    let exampleLeftOut = false;
     for (const [file, render] of Object.entries(templates)) {
       const target = path.join(dir, file);
+      // The example is a session of the template's script: only beside the script written now.
+      if (file === example && !written.includes("src/index.ts")) {
+        exampleLeftOut = !(await exists(target));
+        if (!exampleLeftOut) kept.push(file);
+        continue;
+      }
       if (await exists(target)) {
         const overwrite =
           isInteractive() &&
@@ -87,6 +96,16 @@ export const init: Command = {
     for (const file of written) g.out.line(`  ${g.out.dim("+")} ${file}`);
     for (const file of kept) g.out.line(`  ${g.out.dim("=")} ${file} ${g.out.dim("(kept)")}`);
     if (projectId) g.out.line(`Linked to project ${g.out.bold(projectId)}${host ? ` on ${host}` : ""}.`);
+    if (exampleLeftOut)
+      g.out.line(
+        g.out.dim(
+          `${example} not written: it is a session of the template's src/index.ts, and yours was kept (record your own with sdk record or sdk dev --record)`,
+        ),
+      );
+    if (written.includes(example))
+      g.out.line(
+        `${recordingsDir}/example.jsonl is a recorded session: ${g.out.cyan("sdk test")} replays it against the script (in CI too: .github/workflows/sdk-test.yml).`,
+      );
     g.out.line(
       `Next: ${g.out.cyan("sdk dev")} to try it on a simulated board, or ${g.out.cyan("sdk deploy")}.`,
     );

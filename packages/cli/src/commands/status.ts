@@ -1,6 +1,7 @@
 import type { Command } from "../command.ts";
 import { connect, projectId } from "../context.ts";
 import { localTime } from "../output.ts";
+import { progressLine, rolledBackReason } from "../rollout-lines.ts";
 
 export const status: Command = {
   name: "status",
@@ -17,6 +18,8 @@ export const status: Command = {
     ]);
     const active = deployments.find((d) => d.status === "active") ?? null;
     const latest = deployments[0] ?? null;
+    // The canary in its window, even when a newer deployment (a failed one, say) is listed above it.
+    const canary = deployments.find((d) => d.status === "canary") ?? null;
     g.out.result({ host, project, deployment: active, latestDeployment: latest, devices });
     g.out.line(`${g.out.bold(project.name)} ${g.out.dim(`(${project.id} on ${host})`)}`);
     if (active) {
@@ -24,6 +27,9 @@ export const status: Command = {
         `Deployment: v${active.version} ${g.out.green("active")} since ${localTime(active.activatedAt)}`,
       );
     } else g.out.line(`Deployment: ${g.out.yellow("none live")} — deploy with: sdk deploy`);
+    if (canary?.rollout) g.out.line(g.out.cyan(progressLine(canary, canary.rollout, Date.now())));
+    if (latest?.status === "rolled_back")
+      g.out.line(`${g.out.red(`v${latest.version} rolled back`)}: ${rolledBackReason(latest)}`);
     if (latest && latest.status === "failed") {
       g.out.line(
         `${g.out.red(`v${latest.version} failed`)} at ${localTime(latest.createdAt)}: ${latest.error?.split("\n")[0]}`,

@@ -13,10 +13,20 @@ interface ConfirmButtonProps {
   onConfirm: () => Promise<unknown>;
   children: ReactNode;
   className?: string;
+  /** The button cannot be used now; `disabledReason` says why (its tooltip). */
+  disabled?: boolean;
+  disabledReason?: string;
 }
 
 /** A button that asks first, in a modal dialog (focus stays inside; Escape cancels). */
-export function ConfirmButton({ label, ariaLabel, className, ...dialog }: ConfirmButtonProps) {
+export function ConfirmButton({
+  label,
+  ariaLabel,
+  className,
+  disabled,
+  disabledReason,
+  ...dialog
+}: ConfirmButtonProps) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -24,6 +34,8 @@ export function ConfirmButton({ label, ariaLabel, className, ...dialog }: Confir
         type="button"
         className={className ?? "button-danger button-small"}
         aria-label={ariaLabel}
+        disabled={disabled}
+        title={disabled ? disabledReason : undefined}
         onClick={() => setOpen(true)}
       >
         {label}
@@ -39,7 +51,9 @@ function ConfirmDialog({
   onConfirm,
   children,
   onClose,
-}: Omit<ConfirmButtonProps, "label" | "ariaLabel" | "className"> & { onClose: () => void }) {
+}: Omit<ConfirmButtonProps, "label" | "ariaLabel" | "className" | "disabled" | "disabledReason"> & {
+  onClose: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const id = useId();

@@ -59,7 +59,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
       <EntitiesSection entities={entities} />
       <HomeAssistantSection
         projectId={projectId}
-        reloadKey={deployments.status === "ready" && deployments.data}
+        reloadKey={deployments.data?.find((d) => d.status === "active")?.id}
       />
       <EnvVarsSection projectId={projectId} />
       <AlertsSection projectId={projectId} />

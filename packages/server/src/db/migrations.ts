@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { deviceTagsMigration } from "./migration-device-tags.ts";
+import { rolloutsMigration } from "./migration-rollouts.ts";
 import { alertsMigration } from "./migrations-alerts.ts";
 
 // One list of migrations for both dialects: only column types both understand (text, bigint).
@@ -173,6 +174,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   "0007_device_tags": deviceTagsMigration,
+  "0008_rollouts": rolloutsMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -112,7 +112,7 @@ export interface DeploymentsTable {
   id: string;
   projectId: string;
   version: number;
-  status: "pending" | "active" | "inactive" | "failed";
+  status: "pending" | "active" | "inactive" | "failed" | "canary" | "rolled_back";
   sha256: string;
   /** JSON: board, entities, library version. */
   manifest: string;
@@ -120,6 +120,8 @@ export interface DeploymentsTable {
   createdBy: string | null;
   createdAt: Millis;
   activatedAt: Millis | null;
+  /** JSON: the rollout (a canary, or a plain deploy's first-minute watch); null before 0008. */
+  rollout: Generated<string | null>;
 }
 
 export interface FirmwareReleasesTable {

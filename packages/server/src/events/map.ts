@@ -1,4 +1,4 @@
-import type { Board, LogEntry, PinState, Role } from "@sdk/protocol";
+import type { Board, CommandOutcomeRecord, LogEntry, PinState, Role } from "@sdk/protocol";
 
 /** A device's identity on every device event: a per-device subscription routes on `deviceId`. */
 interface OfDevice {
@@ -28,7 +28,30 @@ export interface ServerEvents {
   /** An entry into the device's script ended in an uncaught error or a `Script execution timeout`. */
   "script.failed": OfDevice & { at: number; kind: "error" | "timeout" };
   /** A device message for its script (`onMessage`): gpio_change, uart_rx and custom types. */
-  "device.message": OfDevice & { message: { type: string } & Record<string, unknown> };
+  "device.message": OfDevice & {
+    /** When it arrived (absent from publishers that predate it: the watch then uses its own time). */
+    at?: number;
+    message: { type: string } & Record<string, unknown>;
+  };
+  /**
+   * A command sent to the device and its outcome, published when the outcome is known (`at`); it was
+   * sent `ms` earlier. `source`: the device's script, or a user (REST, MCP, tag actions).
+   */
+  "device.command": OfDevice & {
+    at: number;
+    source: "script" | "api";
+    command: string;
+    args: Record<string, unknown>;
+    result: CommandOutcomeRecord;
+    ms: number;
+  };
+  /**
+   * A message for the device's script that did not come from the device: from a user (REST,
+   * dashboard, MCP, a tag message) or Home Assistant (`ha_command`).
+   */
+  "script.message": OfDevice & { at?: number; message: { type: string } & Record<string, unknown> };
+  /** A message the device's script sent it (`this.env.DEVICE.send`). */
+  "device.sent": OfDevice & { at: number; message: Record<string, unknown> };
 
   // ── devices ──────────────────────────────────────────────────────────────────────────────────
   /** `tags`: when it was created with some (bulk provisioning). */
@@ -51,6 +74,13 @@ export interface ServerEvents {
   "deployment.activated": ByActor & { projectId: string; deploymentId: string; version: number };
   /** The deployment's bundle did not load; the previous version keeps running. */
   "deployment.failed": ByActor & { projectId: string; deploymentId: string };
+  /** A canary (or a plain deploy that crash-looped) was rolled back; `reason` says why, with the figures. */
+  "deployment.rolled_back": ByActor & {
+    projectId: string;
+    deploymentId: string;
+    version: number;
+    reason: string;
+  };
 
   // ── firmware releases ────────────────────────────────────────────────────────────────────────
   /** An admin stored their own build as a release (bundled releases imported at boot are not events). */

@@ -32,7 +32,9 @@ export function parseInput<S extends z.ZodType>(
   value: unknown,
   where: "body" | "query",
 ): z.output<S> {
-  if (where === "body" && (value === undefined || value === null)) {
+  // An optional body (activateDeployment's rollout options) may be left out.
+  const optional = value === undefined && schema.safeParse(undefined).success;
+  if (where === "body" && !optional && (value === undefined || value === null)) {
     throw new AppError("invalid_request", "Invalid request: a JSON object body is required", {
       fields: [{ path: "body", message: "a JSON object is required" }],
     });

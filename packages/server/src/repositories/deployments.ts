@@ -33,7 +33,7 @@ export function deploymentsRepository(db: Kysely<DB>) {
     /** For the Home Assistant bridge: every project's live deployment. */
     allActive: () => db.selectFrom("deployments").selectAll().where("status", "=", "active").execute(),
     /** Inserts with the next version number of the project (the caller checked visibility). */
-    insert: (row: Omit<DeploymentRow, "version">) =>
+    insert: (row: Omit<DeploymentRow, "version" | "rollout"> & { rollout?: string | null }) =>
       db.transaction().execute(async (tx) => {
         const last = await tx
           .selectFrom("deployments")
@@ -41,11 +41,9 @@ export function deploymentsRepository(db: Kysely<DB>) {
           .where("projectId", "=", row.projectId)
           .executeTakeFirst();
         const version = Number(last?.v ?? 0) + 1;
-        await tx
-          .insertInto("deployments")
-          .values({ ...row, version })
-          .execute();
-        return { ...row, version };
+        const inserted = { ...row, rollout: row.rollout ?? null, version };
+        await tx.insertInto("deployments").values(inserted).execute();
+        return inserted;
       }),
     /** At boot: a deployment still pending from before this process started was cut off by a stop or crash. */
     failInterrupted: async (before: number) => {
@@ -60,10 +58,10 @@ export function deploymentsRepository(db: Kysely<DB>) {
         .execute();
     },
     /**
-     * Deletes the deployments of a project older than its newest `keep`, except the live one and
-     * one still being checked; returns the ids removed.
+     * Deletes the deployments of a project older than its newest `keep`, except the live one, one
+     * still being checked, and `except` (a rollout's); returns the ids removed.
      */
-    prune: (projectId: string, keep: number) =>
+    prune: (projectId: string, keep: number, except: string[] = []) =>
       db.transaction().execute(async (tx) => {
         const old = await tx
           .selectFrom("deployments")
@@ -73,9 +71,57 @@ export function deploymentsRepository(db: Kysely<DB>) {
           .limit(1_000_000)
           .offset(keep)
           .execute();
-        const ids = old.filter((r) => r.status === "inactive" || r.status === "failed").map((r) => r.id);
+        const ids = old
+          .filter((r) => r.status === "inactive" || r.status === "failed" || r.status === "rolled_back")
+          .filter((r) => !except.includes(r.id))
+          .map((r) => r.id);
         if (ids.length > 0) await tx.deleteFrom("deployments").where("id", "in", ids).execute();
         return ids;
+      }),
+    /** For the rollouts service at boot: canaries and watches without a decision (cut off by a restart). */
+    undecided: () =>
+      db
+        .selectFrom("deployments")
+        .selectAll()
+        .where((eb) => eb.or([eb("status", "=", "canary"), eb("rollout", "like", '%"decision":null%')]))
+        .execute(),
+    /** A checked (pending or earlier) deployment runs as a canary: its rollout starts. */
+    markCanary: async (id: string, rollout: string) => {
+      await db
+        .updateTable("deployments")
+        .set({ status: "canary", error: null, rollout })
+        .where("id", "=", id)
+        .execute();
+    },
+    /** The rollout's figures or decision changed. */
+    setRollout: async (id: string, rollout: string) => {
+      await db.updateTable("deployments").set({ rollout }).where("id", "=", id).execute();
+    },
+    /**
+     * Rolls a deployment back: it becomes `rolled_back` with the reason; `previousId` (a plain deploy's
+     * predecessor) becomes the live one again, keeping when it first went live.
+     */
+    markRolledBack: (
+      projectId: string,
+      id: string,
+      reason: string,
+      rollout: string,
+      previousId: string | null,
+    ) =>
+      db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable("deployments")
+          .set({ status: "rolled_back", error: reason, rollout })
+          .where("id", "=", id)
+          .where("projectId", "=", projectId)
+          .execute();
+        if (previousId === null) return;
+        await tx
+          .updateTable("deployments")
+          .set({ status: "active" })
+          .where("id", "=", previousId)
+          .where("projectId", "=", projectId)
+          .execute();
       }),
     markFailed: async (id: string, error: string) => {
       await db.updateTable("deployments").set({ status: "failed", error }).where("id", "=", id).execute();

@@ -32,7 +32,10 @@ export type FromWorker =
   | { t: "emit"; id: number; deviceId: string; entityId: string; value: unknown }
   | { t: "send"; id: number; deviceId: string; message: Record<string, unknown> }
   | { t: "log"; id: number; deviceId: string; level: LogLevel; message: string }
-  | { t: "failed"; id: number; deviceId: string; kind: "error" | "timeout" }
+  /** `entry`: the entry point that failed (health checks tell onDeviceConnect's failures apart). */
+  | { t: "failed"; id: number; deviceId: string; kind: "error" | "timeout"; entry?: string }
+  /** Entries into the sandbox since the last batch: calls (onDeviceConnect, onMessage, timers, command results), of which `connects`. */
+  | { t: "entered"; id: number; calls: number; connects: number }
   | { t: "command"; id: number; cmd: number; deviceId: string; type: string; args: Record<string, unknown> }
   | { t: "fault"; id: number; reason: string }
   | { t: "throttled"; id: number }

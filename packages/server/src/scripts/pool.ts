@@ -9,7 +9,10 @@ export interface RemoteHost {
   log(deviceId: string, level: LogLevel, message: string): Promise<unknown> | undefined;
   send(deviceId: string, message: Record<string, unknown>): void;
   command(deviceId: string, type: string, args: Record<string, unknown>): Promise<unknown>;
-  failed(deviceId: string, kind: "error" | "timeout"): void;
+  /** `entry`: the entry point that failed, when the worker said. */
+  failed(deviceId: string, kind: "error" | "timeout", entry?: string): void;
+  /** The sandbox ran `calls` more entries (onDeviceConnect, onMessage, timers, command results), `connects` of them onDeviceConnect. */
+  entered?(calls: number, connects: number): void;
   /** The worker dropped `n` of the device's output items: too many were waiting to be stored. */
   dropped(deviceId: string, n: number): void;
   /** The sandbox was disposed with `n` device messages still waiting to run (they are lost). */
@@ -201,7 +204,10 @@ class ScriptWorker {
         );
         return;
       case "failed":
-        host.failed(m.deviceId, m.kind);
+        host.failed(m.deviceId, m.kind, m.entry);
+        return;
+      case "entered":
+        host.entered?.(m.calls, m.connects);
         return;
       case "dropped":
         host.dropped(m.deviceId, m.n);

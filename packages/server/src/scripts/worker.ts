@@ -17,7 +17,11 @@ const post = (message: FromWorker) => {
   outbox.push(message);
 };
 function flush() {
-  const batch = outbox;
+  clearTimeout(enteredTimer);
+  enteredTimer = undefined;
+  // Entry counts first: a failure in this batch arrives after the call it failed in was counted.
+  const batch = entered.size > 0 ? [...entered.values(), ...outbox] : outbox;
+  entered.clear();
   outbox = [];
   if (batch.length > 0) port.postMessage(batch);
 }
@@ -118,8 +122,32 @@ function hostFor(id: number, maxOutput: number, entry: () => ProjectSandbox | un
     log: (deviceId, level, message) => {
       if (admit(deviceId)) post({ t: "log", id, deviceId, level, message });
     },
-    failed: (deviceId, kind) => post({ t: "failed", id, deviceId, kind }),
+    failed: (deviceId, kind, name) => post({ t: "failed", id, deviceId, kind, entry: name }),
+    entered: (_deviceId, name) => countEntry(id, name),
   };
+}
+
+/**
+ * Entries per sandbox not told yet: one `entered` item per sandbox leaves with the next batch, or
+ * after `enteredFlushMs` when nothing else is posted (a timer that makes no output is not worth a
+ * message of its own each time it fires).
+ */
+const entered = new Map<number, Extract<FromWorker, { t: "entered" }>>();
+const enteredFlushMs = 200;
+let enteredTimer: ReturnType<typeof setTimeout> | undefined;
+function countEntry(id: number, name: string) {
+  if (name !== "create" && name !== "message" && name !== "fire" && name !== "settle") return;
+  let e = entered.get(id);
+  if (!e) {
+    e = { t: "entered", id, calls: 0, connects: 0 };
+    entered.set(id, e);
+  }
+  if (outbox.length === 0 && enteredTimer === undefined) {
+    enteredTimer = setTimeout(flush, enteredFlushMs);
+    enteredTimer.unref();
+  }
+  e.calls++;
+  if (name === "create") e.connects++;
 }
 
 async function load(op: Extract<ToWorker, { t: "load" }>) {

@@ -18,7 +18,8 @@ const server = { userId: "", isAdmin: true };
  * - script_errors: `count` script failures of one device within `windowMinutes` raise
  *   `script.errors` once; the episode ends after a whole window without a failure.
  * - deployment: every failed deployment raises `deployment.failed` once; making an older
- *   deployment live again while a newer one exists raises `deployment.rolled_back`.
+ *   deployment live again while a newer one exists raises `deployment.rolled_back`, and so does a
+ *   canary (or a crash-looping plain deploy) rolled back by the server, with its reason.
  */
 export class AlertMonitor implements Lifecycle {
   readonly name = "alerts";
@@ -93,6 +94,10 @@ export class AlertMonitor implements Lifecycle {
       this.#bus.subscribe("deployment.failed", async (e) => {
         await ready;
         await this.#deploymentFailed(e.projectId, e.deploymentId);
+      }),
+      this.#bus.subscribe("deployment.rolled_back", async (e) => {
+        await ready;
+        await this.#deploymentRolledBack(e.projectId, e.deploymentId, e.version, e.reason);
       }),
       this.#bus.subscribe("deployment.activated", async (e) => {
         await ready;
@@ -269,7 +274,7 @@ export class AlertMonitor implements Lifecycle {
     const rules = await this.#rulesOf(projectId, "deployment");
     if (rules.length === 0) return;
     const newer = (await this.#repos.deployments.list(server, projectId)).filter(
-      (d) => d.version > version && d.status !== "failed",
+      (d) => d.version > version && d.status !== "failed" && d.status !== "rolled_back",
     );
     if (newer.length === 0) return;
     const from = Math.max(...newer.map((d) => d.version));
@@ -281,6 +286,21 @@ export class AlertMonitor implements Lifecycle {
         deployment: { id: deploymentId, version },
         message: `Rolled back to deployment v${version} (from v${from})`,
         details: { fromVersion: from },
+      });
+    }
+  }
+
+  async #deploymentRolledBack(projectId: string, deploymentId: string, version: number, reason: string) {
+    const rules = await this.#rulesOf(projectId, "deployment");
+    for (const rule of rules) {
+      if (!(await this.#alerts.openEpisode(rule.id, deploymentId))) continue;
+      await this.#raise({
+        projectId,
+        type: "deployment.rolled_back",
+        rule,
+        deployment: { id: deploymentId, version },
+        message: `Deployment v${version} was rolled back: ${reason}`,
+        details: { reason },
       });
     }
   }

@@ -45,6 +45,7 @@ const rules = {
   "deployment.created": { target: "deploymentId", detail: ["version"] },
   "deployment.activated": { target: "deploymentId", detail: ["version"] },
   "deployment.failed": { target: "deploymentId" },
+  "deployment.rolled_back": { target: "deploymentId", detail: ["version", "reason"] },
   "firmware.uploaded": { target: "version", detail: ["board", "sha256"] },
   "backup.downloaded": { detail: ["files", "bytes"] },
 } satisfies { [K in keyof ServerEvents]?: AuditRule<ServerEvents[K]> };

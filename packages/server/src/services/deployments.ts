@@ -5,6 +5,7 @@ import {
   type DeploymentSource,
   type EntityConfig,
   idPrefixes,
+  type RolloutOptions,
   StoredDeploymentManifest,
 } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
@@ -18,6 +19,8 @@ import type { ProjectFiles } from "../storage/project-files.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import { DeployThrottle, deployFailuresAllowed } from "./deploy-throttle.ts";
 import { projectNotFound } from "./projects.ts";
+import type { RolloutsService } from "./rollouts.ts";
+import { CrashLoopError } from "./script-canary.ts";
 import type { ScriptHostService } from "./script-host.ts";
 import { iso } from "./views.ts";
 
@@ -47,7 +50,7 @@ function sourcesOf(sourceMap: string | undefined): DeploymentSource {
 
 const fileSafe = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "script";
 
-const view = (row: DeploymentRow): Deployment => ({
+const viewWith = (row: DeploymentRow, rollout: Deployment["rollout"]): Deployment => ({
   id: row.id,
   projectId: row.projectId,
   version: row.version,
@@ -58,7 +61,7 @@ const view = (row: DeploymentRow): Deployment => ({
   createdBy: row.createdBy,
   createdAt: iso(row.createdAt),
   activatedAt: row.activatedAt === null ? null : iso(row.activatedAt),
-  rollout: null,
+  rollout,
 });
 
 /** Uploading a built script, checking that it loads, making it live, and rolling back. */
@@ -66,13 +69,15 @@ export function deploymentsService(deps: {
   repos: Pick<Repositories, "projects" | "deployments">;
   files: ProjectFiles;
   scripts: ScriptHostService;
+  rollouts: RolloutsService;
   bus: EventBus;
   clock: Clock;
   /** How many deployments each project keeps (the live one is always kept). */
   kept: number;
   onError: (error: unknown) => void;
 }) {
-  const { repos, files, scripts, bus, clock, kept, onError } = deps;
+  const { repos, files, scripts, rollouts, bus, clock, kept, onError } = deps;
+  const view = (row: DeploymentRow) => viewWith(row, rollouts.view(row));
   const throttle = new DeployThrottle(clock);
   bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId));
 
@@ -85,14 +90,35 @@ export function deploymentsService(deps: {
    * script that does not load or stops itself while starting leaves it `failed` with the reason; any
    * other error fails a new (pending) deployment too, so none is left pending, and is rethrown.
    */
-  async function goLive(principal: Principal, projectId: string, row: DeploymentRow): Promise<DeploymentRow> {
+  async function goLive(
+    principal: Principal,
+    projectId: string,
+    row: DeploymentRow,
+    watch?: { rollback: boolean },
+  ): Promise<DeploymentRow> {
     let activatedAt = 0;
+    // Only whether there is one: the previous deployment itself is read in the script host's queue.
+    const hasPrevious = (await repos.deployments.active(projectId)) !== undefined;
+    rollouts.activating(projectId, row.id);
+    const check = watch && rollouts.beginWatch(projectId, row.id, watch.rollback, hasPrevious);
+    let previousId: string | null = null;
     try {
-      await scripts.activate(projectId, row.id, async () => {
-        activatedAt = clock.now();
-        await repos.deployments.activate(projectId, row.id, activatedAt);
-      });
+      previousId = await scripts.activate(
+        projectId,
+        row.id,
+        async () => {
+          activatedAt = clock.now();
+          await repos.deployments.activate(projectId, row.id, activatedAt);
+        },
+        check,
+      );
     } catch (error) {
+      if (watch) rollouts.cancelWatch(projectId, row.id);
+      if (error instanceof CrashLoopError) {
+        const stayed = (await repos.deployments.active(projectId))?.id ?? null;
+        await rollouts.rejectedAtTrial(principal.user.id, row, stayed, error.message);
+        return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
+      }
       const scriptError = error instanceof ScriptLoadError;
       if (!scriptError && row.status !== "pending") throw error;
       const reason = scriptError
@@ -109,6 +135,10 @@ export function deploymentsService(deps: {
       deploymentId: row.id,
       version: row.version,
     });
+    if (watch) {
+      await rollouts.watchLive(principal.user.id, { ...row, status: "active" }, previousId, watch.rollback);
+      return (await repos.deployments.find(viewerOf(principal), projectId, row.id)) ?? row;
+    }
     return { ...row, status: "active", error: null, activatedAt };
   }
 
@@ -131,8 +161,119 @@ export function deploymentsService(deps: {
 
   /** Keeps the newest `kept` deployments of the project and the live one; removes the rest and their files. */
   async function prune(projectId: string) {
-    const removed = await repos.deployments.prune(projectId, kept);
+    const removed = await repos.deployments.prune(projectId, kept, rollouts.kept(projectId));
     for (const id of removed) await files.removeDeployment(projectId, id);
+  }
+
+  /**
+   * Takes the project's rollout slot before any await (a canary and another deploy never overlap:
+   * rollouts.take). A refusal answers 404 rather than 409 to whoever may not see the project.
+   */
+  async function takeSlot(principal: Principal, projectId: string, options: RolloutOptions) {
+    try {
+      return rollouts.take(projectId, options.canary !== undefined);
+    } catch (error) {
+      await visibleProject(principal, projectId);
+      throw error;
+    }
+  }
+
+  /** `create` once the rollout slot is taken. */
+  async function createTaken(
+    principal: Principal,
+    projectId: string,
+    input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest },
+    options: RolloutOptions,
+  ): Promise<Deployment> {
+    await visibleProject(principal, projectId);
+    const members = options.canary && (await rollouts.members(principal, projectId, options.canary));
+    refuseWhileThrottled(projectId);
+    throttle.started(projectId); // no await since the check: parallel deploys count
+    try {
+      const now = clock.now();
+      const sha256 = createHash("sha256").update(input.bundle).digest("hex");
+      if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
+        throw new AppError(
+          "invalid_request",
+          "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
+        );
+      }
+      const id = newSortableId(idPrefixes.deployment, now);
+      await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
+      const row = await repos.deployments.insert({
+        id,
+        projectId,
+        status: "pending",
+        sha256,
+        manifest: JSON.stringify({ ...input.manifest, sha256 }),
+        error: null,
+        createdBy: principal.user.id,
+        createdAt: now,
+        activatedAt: null,
+      });
+      await bus.publish("deployment.created", {
+        actorId: principal.user.id,
+        projectId,
+        deploymentId: id,
+        version: row.version,
+      });
+      let result: DeploymentRow;
+      try {
+        result =
+          options.canary && members
+            ? await rollouts.startCanary(
+                principal,
+                projectId,
+                row,
+                { ...options, canary: options.canary },
+                members,
+              )
+            : await goLive(principal, projectId, row, { rollback: options.rollback ?? true });
+      } catch (error) {
+        // A canary started by another request while this one uploaded: none is left pending.
+        if (error instanceof AppError && error.code === "rollout_in_progress")
+          await repos.deployments.markFailed(row.id, `not deployed: ${error.message}`);
+        throw error;
+      } finally {
+        await prune(projectId).catch(onError);
+      }
+      if (result.status === "failed" || result.status === "rolled_back") throttle.failed(projectId);
+      else throttle.succeeded(projectId);
+      return view(result);
+    } finally {
+      throttle.ended(projectId);
+    }
+  }
+
+  /** `activate` once the rollout slot is taken. */
+  async function activateTaken(
+    principal: Principal,
+    projectId: string,
+    deploymentId: string,
+    options: RolloutOptions,
+  ): Promise<Deployment> {
+    const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
+    if (!row) throw new AppError("not_found", "No such deployment");
+    if (row.status === "failed")
+      throw new AppError("conflict", `Deployment ${row.version} failed to load; it cannot go live`);
+    if (row.status === "active" || row.status === "canary") return view(row);
+    if (options.canary) {
+      const members = await rollouts.members(principal, projectId, options.canary);
+      const started = await rollouts.startCanary(
+        principal,
+        projectId,
+        row,
+        { ...options, canary: options.canary },
+        members,
+      );
+      if (started.status === "failed")
+        throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${started.error}`);
+      return view(started);
+    }
+    const result = await goLive(principal, projectId, row);
+    if (result.status === "failed")
+      throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${result.error}`);
+    return view(result);
   }
 
   return {
@@ -183,64 +324,42 @@ export function deploymentsService(deps: {
     async create(
       principal: Principal,
       projectId: string,
-      input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest },
+      input: { bundle: string; sourceMap?: string; manifest: DeploymentManifest; rollout?: RolloutOptions },
     ): Promise<Deployment> {
-      await visibleProject(principal, projectId);
-      refuseWhileThrottled(projectId);
-      throttle.started(projectId); // no await since the check: parallel deploys count
+      const options = input.rollout ?? {};
+      const release = await takeSlot(principal, projectId, options);
       try {
-        const now = clock.now();
-        const sha256 = createHash("sha256").update(input.bundle).digest("hex");
-        if (input.manifest.sha256 && input.manifest.sha256 !== sha256) {
-          throw new AppError(
-            "invalid_request",
-            "Invalid request: manifest.sha256 does not match the bundle (was it changed after the build?)",
-          );
-        }
-        const id = newSortableId(idPrefixes.deployment, now);
-        await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
-        const row = await repos.deployments.insert({
-          id,
-          projectId,
-          status: "pending",
-          sha256,
-          manifest: JSON.stringify({ ...input.manifest, sha256 }),
-          error: null,
-          createdBy: principal.user.id,
-          createdAt: now,
-          activatedAt: null,
-        });
-        await bus.publish("deployment.created", {
-          actorId: principal.user.id,
-          projectId,
-          deploymentId: id,
-          version: row.version,
-        });
-        let result: DeploymentRow;
-        try {
-          result = await goLive(principal, projectId, row);
-        } finally {
-          await prune(projectId).catch(onError);
-        }
-        if (result.status === "failed") throttle.failed(projectId);
-        else throttle.succeeded(projectId);
-        return view(result);
+        return await createTaken(principal, projectId, input, options);
       } finally {
-        throttle.ended(projectId);
+        release();
       }
     },
 
-    /** Rollback: makes an earlier (not failed) deployment live again. */
-    async activate(principal: Principal, projectId: string, deploymentId: string): Promise<Deployment> {
-      const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
-      if (!row) throw new AppError("not_found", "No such deployment");
-      if (row.status === "failed")
-        throw new AppError("conflict", `Deployment ${row.version} failed to load; it cannot go live`);
-      if (row.status === "active") return view(row);
-      const result = await goLive(principal, projectId, row);
-      if (result.status === "failed")
-        throw new AppError("conflict", `Deployment ${row.version} no longer loads: ${result.error}`);
-      return view(result);
+    /** Rollback: makes an earlier (not failed) deployment live again, at once or as a canary. */
+    async activate(
+      principal: Principal,
+      projectId: string,
+      deploymentId: string,
+      options: RolloutOptions = {},
+    ): Promise<Deployment> {
+      const release = await takeSlot(principal, projectId, options);
+      try {
+        return await activateTaken(principal, projectId, deploymentId, options);
+      } finally {
+        release();
+      }
+    },
+
+    /** Ends a canary in its window now: it goes live on every device. 409 unless it is one. */
+    async promote(principal: Principal, projectId: string, deploymentId: string): Promise<Deployment> {
+      await rollouts.decideByHand(principal, projectId, deploymentId, true);
+      return this.get(principal, projectId, deploymentId);
+    },
+
+    /** Ends a canary in its window now: its devices go back to the stable version. 409 unless it is one. */
+    async rollBack(principal: Principal, projectId: string, deploymentId: string): Promise<Deployment> {
+      await rollouts.decideByHand(principal, projectId, deploymentId, false);
+      return this.get(principal, projectId, deploymentId);
     },
 
     /** The Home Assistant entities of the live deployment. */

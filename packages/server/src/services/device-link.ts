@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { type Board, deviceCloseCodes, restartCloseReason } from "@sdk/protocol";
+import { type Board, type CommandOutcomeRecord, deviceCloseCodes, restartCloseReason } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { Unsubscribe } from "../events/bus.ts";
 import { hashSecret } from "../lib/tokens.ts";
@@ -146,19 +146,72 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     /** False once the server stops: a device that dials now is turned away (it retries). */
     accepting: () => !stopping,
 
-    /** Sends a command to a connected device and resolves with its result. */
-    /** `board` is the registered board when the caller knows it; else the live connection's. */
+    /**
+     * Sends a command to a connected device and resolves with its result. `board` is the registered
+     * board when the caller knows it; else the live connection's. `source` says who sent it, for the
+     * `device.command` event (a recording keeps the script's commands).
+     */
     async command(
       device: DeviceRef & { board?: Board },
       type: string,
       args: Record<string, unknown>,
+      source: "script" | "api" = "api",
     ): Promise<unknown> {
       const found = registry.get(device.deviceId);
       const connection = found?.projectId === device.projectId ? found : undefined;
-      const command = validateCommand(device.board ?? connection?.board, type, args);
-      if (!connection) throw new AppError("device_offline");
-      const result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
+      const publish = (
+        command: string,
+        args: Record<string, unknown>,
+        result: CommandOutcomeRecord,
+        ms: number,
+      ) =>
+        void bus.publish("device.command", {
+          projectId: device.projectId,
+          deviceId: device.deviceId,
+          at: deps.clock.now(),
+          source,
+          command,
+          args,
+          result,
+          ms,
+        });
+      /**
+       * A command refused before it reached the device (bad arguments, the device offline) is an
+       * event too, with `ms` 0: when the device is known to be in the project (its live connection,
+       * or its row: the caller passed its board, or it is read now). Watchers follow a device id.
+       */
+      const refuse = async (error: AppError, args: Record<string, unknown>): Promise<never> => {
+        const inProject =
+          connection !== undefined ||
+          device.board !== undefined ||
+          (await repos.devices.findForAuth(device.deviceId))?.projectId === device.projectId;
+        if (inProject) publish(type, args, { ok: false, code: error.code, message: error.message }, 0);
+        throw error;
+      };
+      let command: ReturnType<typeof validateCommand>;
+      try {
+        command = validateCommand(device.board ?? connection?.board, type, args);
+      } catch (error) {
+        if (error instanceof AppError) return refuse(error, args);
+        throw error;
+      }
+      if (!connection) return refuse(new AppError("device_offline"), command.args);
+      const started = performance.now();
+      const sent = (result: CommandOutcomeRecord) =>
+        publish(command.type, command.args, result, Math.round(performance.now() - started));
+      let result: unknown;
+      try {
+        result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
+      } catch (error) {
+        sent(
+          error instanceof AppError
+            ? { ok: false, code: error.code, message: error.message }
+            : { ok: false, code: "device_error", message: String(error) },
+        );
+        throw error;
+      }
       deps.pins.recordCommand(device, command.type, command.args, result);
+      sent({ ok: true, value: result ?? null });
       return result;
     },
 
@@ -179,7 +232,25 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         );
       }
       connection.send(message);
+      void bus.publish("device.sent", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
+        at: deps.clock.now(),
+        message,
+      });
     },
+
+    /**
+     * A message for a device's script from elsewhere than the device (the API, a tag, Home
+     * Assistant): a `script.message` event, which a recording (the watch's `?record=true`) keeps.
+     */
+    publishScriptMessage: (device: DeviceRef, message: Record<string, unknown>): void =>
+      void bus.publish("script.message", {
+        projectId: device.projectId,
+        deviceId: device.deviceId,
+        at: deps.clock.now(),
+        message: message as { type: string } & Record<string, unknown>,
+      }),
 
     /**
      * At boot: devices the database still has online lost their connection when the server stopped

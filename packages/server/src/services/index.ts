@@ -26,6 +26,7 @@ import { projectsService } from "./projects.ts";
 import { AttemptLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
 import { retentionService } from "./retention.ts";
+import { rolloutsService } from "./rollouts.ts";
 import { scriptHostService } from "./script-host.ts";
 import { tagActionsService } from "./tag-actions.ts";
 import { usersService } from "./users.ts";
@@ -104,6 +105,15 @@ export function createServices({
     docsBaseUrl: serverUrl,
     onError,
   });
+  const rollouts = rolloutsService({
+    repos,
+    scripts,
+    logs: deviceLogs,
+    bus,
+    clock,
+    windowSeconds: config.canaryWindowSeconds,
+    onError,
+  });
   const auth = authService({
     repos,
     bus,
@@ -128,10 +138,13 @@ export function createServices({
     deviceLink,
     devicePins,
     scripts,
+    /** Canaries and the first-minute watch of plain deploys (a lifecycle part: its timers, boot recovery). */
+    rollouts,
     deployments: deploymentsService({
       repos,
       files,
       scripts,
+      rollouts,
       bus,
       clock,
       kept: config.deploymentsKept,

@@ -11,16 +11,32 @@ import type { DeviceLinkService } from "./device-link.ts";
 import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
 import type { DeviceStateService } from "./device-state.ts";
 import type { EnvVarsService } from "./env-vars.ts";
+import {
+  anyStable,
+  attachConnected,
+  attachStable,
+  type CanaryState,
+  canaryOperations,
+  countDisconnect,
+  isMember,
+  roomIn,
+  sandboxesOf,
+  sandboxOf,
+} from "./script-canary.ts";
+import {
+  countCalls,
+  countFailure,
+  countsAsScriptError,
+  type HealthCounts,
+  type RolloutHooks,
+  sideOf,
+} from "./script-health.ts";
 
-/** A project's running scripts: its sandbox and the deployment it runs. */
-interface Running {
-  deploymentId: string;
-  sandbox: RemoteSandbox;
-}
-
-/** What the host keeps per project. Starts, restarts and activations of a project run one at a time. */
-interface ProjectScripts {
-  running?: Running;
+/**
+ * What the host keeps per project (`running`, and a `canary` with the `health` a rollout watches:
+ * CanaryState). Starts, restarts and activations of a project run one at a time.
+ */
+interface ProjectScripts extends CanaryState {
   restarts: number[];
   queue: Promise<unknown>;
   /** When the project was last told it is throttled. */
@@ -79,6 +95,7 @@ export function scriptHostService(deps: {
   onError: (error: unknown) => void;
 }) {
   const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
+  const published = link.publishScriptMessage;
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
   const connected = new Map<string, Map<string, Board>>();
@@ -86,6 +103,7 @@ export function scriptHostService(deps: {
   let unsubscribe: Unsubscribe[] = [];
   const pool = scriptPool({ workers: limits.workers, maxOutputInFlight, queueHighWater, queueLowWater });
   const repeats = new LogCollapser({ windowMs: 10_000, keep: 3 });
+  let hooks: RolloutHooks | undefined;
 
   /** Writes a script log line; a line repeated more than 3 times in 10 s is counted instead (said once at the end). */
   const writeLog = (device: DeviceRef, level: LogLevel, message: string): Promise<unknown> | undefined => {
@@ -140,7 +158,7 @@ export function scriptHostService(deps: {
     p.held = undefined;
     let lost = held.lost;
     for (const { deviceId, message } of held.messages)
-      if (!p.running?.sandbox.deliver(deviceId, message)) lost++;
+      if (!sandboxOf(p, deviceId)?.deliver(deviceId, message)) lost++;
     for (const resolve of held.waiters) resolve();
     // No script runs afterwards (none deployed, or stopped, which its log says): like any message then, not told.
     if (lost > 0 && !stopped && p.running)
@@ -160,13 +178,28 @@ export function scriptHostService(deps: {
     });
   }
 
-  const hostFor = (projectId: string, sandbox: () => RemoteSandbox | undefined): RemoteHost => ({
-    command: (deviceId, type, args) =>
-      link.command({ projectId, deviceId }, type, args).catch((error: unknown) => {
+  /** Counts into a deployment's side while a rollout watches it; `changed`: thresholds may be crossed. */
+  const count = (projectId: string, deploymentId: string, add: (h: HealthCounts) => void, changed = true) => {
+    const side = sideOf(projects.get(projectId)?.health, deploymentId);
+    if (!side) return;
+    add(side);
+    if (changed) hooks?.changed(projectId);
+  };
+
+  const hostFor = (
+    projectId: string,
+    deploymentId: string,
+    sandbox: () => RemoteSandbox | undefined,
+  ): RemoteHost => ({
+    command: (deviceId, type, args) => {
+      count(projectId, deploymentId, (h) => h.commands++, false);
+      return link.command({ projectId, deviceId }, type, args, "script").catch((error: unknown) => {
+        count(projectId, deploymentId, (h) => h.commandErrors++);
         throw error instanceof AppError
           ? { code: error.code, message: error.message }
           : { code: "device_error", message: String(error) };
-      }),
+      });
+    },
     emitState: (deviceId, entityId, value) =>
       state.record({ projectId, deviceId }, entityId, value).catch((error: unknown) => {
         if (error instanceof AppError) log({ projectId, deviceId }, "error", `emitState: ${error.message}`);
@@ -180,11 +213,14 @@ export function scriptHostService(deps: {
       }
     },
     log: (deviceId, level, message) => writeLog({ projectId, deviceId }, level, message),
-    failed: (deviceId, kind) => {
+    failed: (deviceId, kind, entry) => {
       // An entry that ran to its deadline held up its worker that long: the next load is isolated.
       if (kind === "timeout") pool.markOverBudget(projectId);
-      void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+      if (countsAsScriptError(entry))
+        void bus.publish("script.failed", { projectId, deviceId, at: Date.now(), kind });
+      count(projectId, deploymentId, (h) => countFailure(h, kind, entry));
     },
+    entered: (calls, connects) => count(projectId, deploymentId, countCalls(calls, connects), false),
     dropped: (_deviceId, n) => droppedOutput(projectId, n),
     lost: (n) =>
       logAll(
@@ -264,20 +300,20 @@ export function scriptHostService(deps: {
         },
         docsBaseUrl: deps.docsBaseUrl(),
       },
-      hostFor(projectId, () => loaded),
+      hostFor(projectId, deploymentId, () => loaded),
     );
     return loaded;
   }
 
-  function attachAll(projectId: string, sandbox: RemoteSandbox) {
-    for (const [deviceId, board] of connected.get(projectId) ?? []) sandbox.attach(deviceId, board);
-  }
+  const attachAll = (projectId: string, sandbox: RemoteSandbox) =>
+    attachStable(projects.get(projectId), connected.get(projectId), sandbox);
+  const stableConnected = (projectId: string, p: ProjectScripts) => anyStable(p, connected.get(projectId));
 
   /** Starts the live deployment for the connected devices (inside `serial`). */
   async function start(projectId: string, p: ProjectScripts): Promise<void> {
-    if (p.running || stopped || !connected.get(projectId)?.size) return;
+    if (p.running || stopped || !stableConnected(projectId, p)) return;
     const deployment = await repos.deployments.active(projectId);
-    if (!deployment || stopped || !connected.get(projectId)?.size) return;
+    if (!deployment || stopped || !stableConnected(projectId, p)) return;
     let sandbox: RemoteSandbox;
     try {
       sandbox = await load(projectId, deployment.id);
@@ -288,7 +324,7 @@ export function scriptHostService(deps: {
       if (!(error instanceof ScriptLoadError)) onError(error);
       return;
     }
-    if (stopped || !connected.get(projectId)?.size) return sandbox.dispose();
+    if (stopped || !stableConnected(projectId, p)) return sandbox.dispose();
     p.running = { deploymentId: deployment.id, sandbox };
     attachAll(projectId, sandbox);
   }
@@ -300,6 +336,7 @@ export function scriptHostService(deps: {
    */
   function faulted(projectId: string, sandbox: RemoteSandbox, reason: string, kind: "script" | "crash") {
     const p = projects.get(projectId);
+    if (canaries.canaryFaulted(projectId, sandbox, reason, kind)) return;
     if (!p || p.running?.sandbox !== sandbox) return;
     p.running = undefined;
     if (kind === "script") pool.markOverBudget(projectId);
@@ -322,6 +359,22 @@ export function scriptHostService(deps: {
     holdingWhile(projectId, (q) => start(projectId, q)).catch(onError);
   }
 
+  const canaries = canaryOperations({
+    project: scriptsOf,
+    existing: (projectId) => projects.get(projectId),
+    connected: (projectId) => connected.get(projectId),
+    activeId: async (projectId) => (await repos.deployments.active(projectId))?.id ?? null,
+    hooks: () => hooks,
+    onError,
+    load,
+    holdingWhile: (projectId, fn) => holdingWhile(projectId, () => fn()),
+    attachAll,
+    start: (projectId) => start(projectId, scriptsOf(projectId)),
+    log: (projectId, deviceId, message) => log({ projectId, deviceId }, "warn", message),
+    logAll,
+    stopped: () => stopped,
+  });
+
   function connect(device: DeviceRef, board: Board) {
     let devices = connected.get(device.projectId);
     if (!devices) {
@@ -330,11 +383,11 @@ export function scriptHostService(deps: {
     }
     devices.set(device.deviceId, board);
     const attach = async (p: ProjectScripts) => {
-      if (!p.running) return start(device.projectId, p);
-      if (devices.has(device.deviceId)) p.running.sandbox.attach(device.deviceId, board);
+      if (!attachConnected(p, device.deviceId, board, devices)) await start(device.projectId, p);
     };
+    const p = scriptsOf(device.projectId);
     // A start to come: the device's first messages wait for it.
-    (scriptsOf(device.projectId).running
+    (p.running || isMember(p, device.deviceId)
       ? serial(device.projectId, attach)
       : holdingWhile(device.projectId, attach)
     ).catch(onError);
@@ -346,6 +399,8 @@ export function scriptHostService(deps: {
     const p = projects.get(device.projectId);
     const entry = p?.running;
     entry?.sandbox.detach(device.deviceId);
+    p?.canary?.sandbox.detach(device.deviceId);
+    if (countDisconnect(p, device.deviceId)) hooks?.changed(device.projectId);
     if (devices && devices.size === 0) {
       connected.delete(device.projectId);
       // No device left: free the project's memory until one connects again.
@@ -358,6 +413,12 @@ export function scriptHostService(deps: {
 
   return {
     name: "script host",
+    ...canaries,
+
+    /** The rollouts service hears health changes and canary faults through these. */
+    setRolloutHooks(next: RolloutHooks): void {
+      hooks = next;
+    },
 
     start(): void {
       stopped = false;
@@ -368,81 +429,27 @@ export function scriptHostService(deps: {
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
           const p = projects.get(projectId);
           if (p?.holding) hold(p, deviceId, message);
-          else p?.running?.sandbox.deliver(deviceId, message);
+          else sandboxOf(p, deviceId)?.deliver(deviceId, message);
         }),
         // Returned, so the request that changed a variable answers once running scripts see it.
         // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
         bus.subscribe("project.deleted", ({ projectId }) => {
           serial(projectId, (p) => {
-            p.running?.sandbox.dispose();
+            for (const sandbox of sandboxesOf(p)) sandbox.dispose();
             p.running = undefined;
+            p.canary = undefined;
             if (projects.get(projectId) === p) projects.delete(projectId);
             connected.delete(projectId);
           }).catch(onError);
         }),
         bus.subscribe("env.changed", async ({ projectId }) => {
-          const entry = projects.get(projectId)?.running;
-          if (!entry) return;
-          entry.sandbox.setEnv(await env.forScripts(projectId));
-          await entry.sandbox.sync();
+          const sandboxes = sandboxesOf(projects.get(projectId));
+          if (sandboxes.length === 0) return;
+          const values = await env.forScripts(projectId);
+          for (const sandbox of sandboxes) sandbox.setEnv(values);
+          await Promise.all(sandboxes.map((sandbox) => sandbox.sync()));
         }),
       ];
-    },
-
-    /**
-     * Makes a deployment live: loads it (the trial: a bundle that does not load throws
-     * ScriptLoadError), moves every connected device's instance from the old version to the new one
-     * (onDeviceDisconnect on the old, onDeviceConnect on the new; the device connections stay up),
-     * then `commit`s (the database makes it the live one) and only then runs it. A version whose
-     * sandbox stops itself while its instances start (memory cap, stack overflow) throws
-     * ScriptLoadError with the reason, and the old version's instances start again.
-     */
-    activate(projectId: string, deploymentId: string, commit: () => Promise<void>): Promise<void> {
-      return holdingWhile(projectId, async (p) => {
-        const sandbox = await load(projectId, deploymentId);
-        const previous = p.running;
-        const restorePrevious = () => {
-          if (previous && !previous.sandbox.disposed) attachAll(projectId, previous.sandbox);
-        };
-        if (connected.get(projectId)?.size) {
-          if (previous) {
-            for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
-            // The old instances' onDeviceDisconnect runs before the new ones' onDeviceConnect.
-            if (previous.sandbox.worker !== sandbox.worker) await previous.sandbox.sync();
-          }
-          attachAll(projectId, sandbox);
-          if ((await sandbox.sync()) !== null) {
-            logAll(
-              projectId,
-              previous && !previous.sandbox.disposed
-                ? "the new deployment stopped while starting and was not made live; the previous one runs again"
-                : "the new deployment stopped while starting and was not made live",
-            );
-            restorePrevious();
-            throw new ScriptLoadError(sandbox.fault ?? "the new deployment stopped while starting");
-          }
-        }
-        try {
-          await commit();
-        } catch (error) {
-          sandbox.dispose();
-          restorePrevious();
-          throw error;
-        }
-        p.restarts = [];
-        previous?.sandbox.dispose();
-        p.running = undefined;
-        if (stopped || !connected.get(projectId)?.size || sandbox.disposed) {
-          sandbox.dispose();
-          // A sandbox that stopped itself after its trial is the live one now: it starts again.
-          if (!stopped && connected.get(projectId)?.size) await start(projectId, p);
-          return;
-        }
-        p.running = { deploymentId, sandbox };
-        const devices = connected.get(projectId)!;
-        for (const deviceId of sandbox.devices) if (!devices.has(deviceId)) sandbox.detach(deviceId);
-        attachAll(projectId, sandbox);
-      });
     },
 
     /**
@@ -452,14 +459,15 @@ export function scriptHostService(deps: {
     deliver(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
       const p = projects.get(device.projectId);
-      if ((p?.held?.messages.length ?? 0) >= heldMax || p?.running?.sandbox.full)
+      if ((p?.held?.messages.length ?? 0) >= heldMax || sandboxOf(p, device.deviceId)?.full)
         throw new AppError("scripts_busy");
       if (p?.holding) {
         hold(p, device.deviceId, message);
+        published(device, message);
         return;
       }
-      const entry = p?.running;
-      if (!entry?.sandbox.deliver(device.deviceId, message)) throw new AppError("no_script");
+      if (!sandboxOf(p, device.deviceId)?.deliver(device.deviceId, message)) throw new AppError("no_script");
+      published(device, message);
     },
 
     /** A message from a user (REST, dashboard, MCP): 404 unless they may see the device. */
@@ -481,7 +489,7 @@ export function scriptHostService(deps: {
       const held = p?.held;
       if (held && held.messages.length >= heldMax)
         return new Promise((resolve) => held.waiters.push(resolve));
-      return p?.running?.sandbox.waitForRoom() ?? null;
+      return roomIn(sandboxesOf(p));
     },
 
     /** Ends the worker thread running the project's scripts, as a crash would (tests). */
@@ -501,7 +509,7 @@ export function scriptHostService(deps: {
       stopped = true;
       for (const off of unsubscribe.splice(0)) off();
       for (const p of projects.values()) {
-        p.running?.sandbox.dispose();
+        for (const sandbox of sandboxesOf(p)) sandbox.dispose();
         if (p.dropped) clearTimeout(p.dropped.timer);
         for (const resolve of p.held?.waiters ?? []) resolve();
       }

@@ -14,7 +14,13 @@ const iso = (at: number) => new Date(at).toISOString();
 export function toWatchEvent({ type, payload }: DeviceEvent): Unsequenced | undefined {
   switch (type) {
     case "device.connected":
-      return { type: "status", at: iso(payload.at), status: "online" };
+      return {
+        type: "status",
+        at: iso(payload.at),
+        status: "online",
+        board: payload.board,
+        firmware: payload.firmware,
+      };
     case "device.disconnected":
       return {
         type: "status",
@@ -28,6 +34,29 @@ export function toWatchEvent({ type, payload }: DeviceEvent): Unsequenced | unde
       return { type: "state", at: iso(payload.at), entityId: payload.entityId, value: payload.value };
     case "device.pins":
       return { type: "pins", at: iso(payload.at), pins: payload.pins };
+    default:
+      return undefined;
+  }
+}
+
+/** `?record=true`: what a recording needs besides status, log and state (undefined: nothing). */
+export function toRecordEvent({ type, payload }: DeviceEvent): Unsequenced | undefined {
+  switch (type) {
+    case "device.message":
+    case "script.message":
+      return { type: "message", at: iso(payload.at ?? Date.now()), message: payload.message };
+    case "device.command":
+      return {
+        type: "command",
+        at: iso(payload.at),
+        source: payload.source,
+        command: payload.command,
+        args: payload.args,
+        result: payload.result,
+        ms: payload.ms,
+      };
+    case "device.sent":
+      return { type: "send", at: iso(payload.at), message: payload.message };
     default:
       return undefined;
   }

@@ -8,12 +8,13 @@ import type { Services } from "../services/index.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 import { notAnUpgrade } from "./upgrade.ts";
 import { authenticateWatcher } from "./watch-auth.ts";
-import { toWatchEvent } from "./watch-events.ts";
+import { toRecordEvent, toWatchEvent } from "./watch-events.ts";
 import { serveWatcher } from "./watch-stream.ts";
 
 /**
  * The watch WebSocket: a snapshot, then the device's live status, log and state events (the
- * spec's three kinds); `pins` events too with `?pins=true`.
+ * spec's three kinds); `pins` events too with `?pins=true`; `message`, `command` and `send` events
+ * with `?record=true` (`sdk record`).
  */
 export function watchSocket(
   app: FastifyInstance,
@@ -34,7 +35,7 @@ export function watchSocket(
     wsHandler: (socket, request) => {
       const device = { projectId: request.params.projectId, deviceId: request.params.deviceId };
       const principal = request.watcher!;
-      const { pins } = DeviceWatchQuery.parse(request.query);
+      const { pins, record } = DeviceWatchQuery.parse(request.query);
       serveWatcher<DeviceEvent>(
         socket as WebSocket,
         { principal, services, heartbeat, log: request.log },
@@ -45,7 +46,7 @@ export function watchSocket(
               ? { close: watchCloseCodes.gone, reason: "device deleted" }
               : event.type === "device.pins" && !pins
                 ? undefined
-                : toWatchEvent(event),
+                : (toWatchEvent(event) ?? (record ? toRecordEvent(event) : undefined)),
           snapshot: async () => ({
             type: "snapshot",
             at: new Date().toISOString(),

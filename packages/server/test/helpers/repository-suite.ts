@@ -49,6 +49,7 @@ export const expectedSchema: Record<string, string[]> = {
     "created_by",
     "created_at",
     "activated_at",
+    "rollout",
   ],
   device_logs: ["id", "device_id", "at", "level", "source", "message"],
   device_state: ["device_id", "entity_id", "value", "updated_at"],

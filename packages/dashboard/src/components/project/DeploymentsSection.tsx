@@ -1,14 +1,15 @@
 import type { Deployment, DeploymentStatus } from "@sdk/protocol";
 import { Fragment, useState } from "react";
-import { api } from "../../api.ts";
 import type { LoadResult } from "../../hooks/useLoad.ts";
 import { useUserNames } from "../../hooks/useUserNames.ts";
 import { useServerInfo } from "../../session.tsx";
-import { ConfirmButton } from "../ConfirmButton.tsx";
 import { DataTable } from "../DataTable.tsx";
 import { ListSection } from "../ListSection.tsx";
 import { RelativeTime } from "../Time.tsx";
+import { ActivateButton } from "./ActivateButton.tsx";
+import { CanaryPanel, RolloutOutcome } from "./CanaryPanel.tsx";
 import { bundleUrl, DeploymentSource } from "./DeploymentSource.tsx";
+import { useCanaryRefresh } from "./useCanaryRefresh.ts";
 
 const statusWords: Record<DeploymentStatus, string> = {
   active: "Live",
@@ -36,7 +37,9 @@ export function DeploymentsSection({
   const userName = useUserNames();
   const kept = useServerInfo()?.deploymentsKept;
   const [shown, setShown] = useState<string | null>(null);
+  useCanaryRefresh(projectId, deployments, onActivated);
   const live = deployments.data?.find((d) => d.status === "active")?.version ?? 0;
+  const canary = deployments.data?.find((d) => d.status === "canary");
   // Going back to an older version is a rollback; a newer one that is not live can be made live too.
   const verb = (version: number) => (version < live ? "Roll back to" : "Make live:");
   return (
@@ -84,6 +87,9 @@ export function DeploymentsSection({
                 <td data-label="Status">
                   <span className={`pill pill-${deployment.status}`}>{statusWords[deployment.status]}</span>
                   {deployment.error && <pre className="error-text">{deployment.error}</pre>}
+                  {deployment.rollout && (
+                    <RolloutOutcome rollout={deployment.rollout} shown={deployment.error} />
+                  )}
                 </td>
                 <td data-label="Deployed">
                   <RelativeTime iso={deployment.createdAt} />
@@ -112,24 +118,33 @@ export function DeploymentsSection({
                   >
                     Download bundle
                   </a>{" "}
-                  {deployment.status === "inactive" && (
-                    <ConfirmButton
+                  {(deployment.status === "inactive" || deployment.status === "rolled_back") && (
+                    <ActivateButton
+                      projectId={projectId}
+                      deploymentId={deployment.id}
                       label={`${verb(deployment.version)} v${deployment.version}`}
-                      className="button-small"
-                      title={`Make v${deployment.version} live again?`}
-                      confirmLabel={`${verb(deployment.version)} v${deployment.version}`}
-                      onConfirm={async () => {
-                        await api.activateDeployment({
-                          params: { projectId, deploymentId: deployment.id },
-                        });
-                        onActivated();
-                      }}
-                    >
-                      Connected devices switch to this version without disconnecting.
-                    </ConfirmButton>
+                      version={deployment.version}
+                      wasLive={deployment.activatedAt !== null}
+                      busyWith={
+                        canary ? `Canary v${canary.version} is running: promote or roll it back first.` : null
+                      }
+                      onActivated={onActivated}
+                    />
                   )}
                 </td>
               </tr>
+              {deployment.status === "canary" && deployment.rollout && (
+                <tr className="canary-row">
+                  <td colSpan={5}>
+                    <CanaryPanel
+                      projectId={projectId}
+                      deployment={deployment}
+                      rollout={deployment.rollout}
+                      onChanged={onActivated}
+                    />
+                  </td>
+                </tr>
+              )}
               {shown === deployment.id && (
                 <tr className="source-row">
                   <td colSpan={5}>

@@ -22,8 +22,14 @@ export const deploymentRoutes: RouteRegistrar = (route, services) => {
     reply.header("content-disposition", `attachment; filename="${filename}"`);
     return bytes;
   });
-  route("activateDeployment", ({ principal, params }) =>
-    services.deployments.activate(principal, params.projectId!, params.deploymentId!),
+  route("activateDeployment", ({ principal, params, body }) =>
+    services.deployments.activate(principal, params.projectId!, params.deploymentId!, body),
+  );
+  route("promoteDeployment", ({ principal, params }) =>
+    services.deployments.promote(principal, params.projectId!, params.deploymentId!),
+  );
+  route("rollBackDeployment", ({ principal, params }) =>
+    services.deployments.rollBack(principal, params.projectId!, params.deploymentId!),
   );
   route("listEntities", ({ principal, params }) =>
     services.deployments.entities(principal, params.projectId!),

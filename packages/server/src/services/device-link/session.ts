@@ -327,6 +327,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     void this.#context.bus.publish("device.message", {
       projectId: this.projectId,
       deviceId: this.deviceId,
+      at: this.#context.clock.now(),
       message,
     });
     return this.#context.scriptRoom?.(this.projectId) ?? undefined;
