@@ -180,7 +180,7 @@ export async function benchTarget(
  * Builds the counter script (bench/scripts/project.ts: \`onMessage\` counts) and uploads it through the
  * REST API, as \`sdk deploy\` does, so that every device that connects gets a script instance.
  */
-async function deployScript(target: SdkTarget): Promise<TargetResult["deployment"]> {
+export async function deployScript(target: SdkTarget): Promise<TargetResult["deployment"]> {
   const script = await buildScript(counterScript);
   const { client, projectId } = target.provisioned;
   const deployment = await client.api.createDeployment({

@@ -15,11 +15,14 @@ const host = g[guestHostGlobal] as GuestHost;
 delete g[guestHostGlobal];
 if (host?.docsBaseUrl) useDocsBaseUrl(host.docsBaseUrl);
 
-interface Instance {
-  script: DeviceScript;
-  env: Record<string, unknown>;
-  timers: Map<number, { callback: () => unknown; repeat: boolean }>;
-  pending: Map<number, { resolve(value: unknown): void; reject(error: Error): void }>;
+interface Timer {
+  callback: () => unknown;
+  repeat: boolean;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
 }
 
 type ScriptClass = new (context: ConstructorParameters<typeof DeviceScript>[0]) => DeviceScript;
@@ -45,6 +48,45 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
       "the script's default export must be a class that extends DeviceScript (from @sdk/device)",
     );
   }
+  /**
+   * One device's instance, which is also its DEVICE binding's bridge: with thousands of idle boards
+   * in a project, one object per device (not a bridge with three closures beside a record), and its
+   * timers and waiting commands only once it has some.
+   */
+  class Instance implements DeviceBridge {
+    readonly deviceId: string;
+    script!: DeviceScript;
+    env!: Record<string, unknown>;
+    timers: Map<number, Timer> | undefined;
+    pending: Map<number, Pending> | undefined;
+
+    constructor(deviceId: string) {
+      this.deviceId = deviceId;
+    }
+
+    command(type: string, args: Record<string, unknown>): Promise<unknown> {
+      const deviceId = this.deviceId;
+      // The device's instance now (a DEVICE kept from before a reconnect reaches the new one).
+      const instance = instances.get(deviceId);
+      if (!instance)
+        return Promise.reject(new SdkError("device_offline", `${type}: the device is not connected`));
+      return new Promise((resolve, reject) => {
+        const id = ++nextCommand;
+        instance.pending ??= new Map();
+        instance.pending.set(id, { resolve, reject });
+        host.command(deviceId, id, type, JSON.stringify(args));
+      });
+    }
+
+    emitState(entityId: string, valueJson: string): void {
+      host.emitState(this.deviceId, entityId, valueJson);
+    }
+
+    send(json: string): void {
+      host.send(this.deviceId, json);
+    }
+  }
+
   const instances = new Map<string, Instance>();
   const timerOwners = new Map<number, string>();
   let current: string | null = null;
@@ -81,7 +123,9 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
     const deviceId = owner(repeat ? "setInterval" : "setTimeout");
     const id = ++nextTimer;
     host.setTimer(deviceId, id, Number(delay) || 0, repeat);
-    instances.get(deviceId)!.timers.set(id, { callback: () => callback(...args), repeat });
+    const instance = instances.get(deviceId)!;
+    instance.timers ??= new Map();
+    instance.timers.set(id, { callback: () => callback(...args), repeat });
     timerOwners.set(id, deviceId);
     return id;
   };
@@ -89,7 +133,7 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
     const deviceId = timerOwners.get(id as number);
     if (deviceId === undefined) return;
     timerOwners.delete(id as number);
-    instances.get(deviceId)?.timers.delete(id as number);
+    instances.get(deviceId)?.timers?.delete(id as number);
     host.clearTimer(deviceId, id as number);
   };
 
@@ -112,21 +156,6 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
     error: log("error"),
   };
 
-  const bridge = (deviceId: string): DeviceBridge => ({
-    command(type, args) {
-      const instance = instances.get(deviceId);
-      if (!instance)
-        return Promise.reject(new SdkError("device_offline", `${type}: the device is not connected`));
-      return new Promise((resolve, reject) => {
-        const id = ++nextCommand;
-        instance.pending.set(id, { resolve, reject });
-        host.command(deviceId, id, type, JSON.stringify(args));
-      });
-    },
-    emitState: (entityId, valueJson) => host.emitState(deviceId, entityId, valueJson),
-    send: (json) => host.send(deviceId, json),
-  });
-
   const applyEnv = (env: Record<string, unknown>, vars: Record<string, string>) => {
     for (const key of Object.keys(env)) if (key !== "DEVICE") delete env[key];
     for (const [key, value] of Object.entries(vars)) if (key !== "DEVICE") env[key] = value;
@@ -136,17 +165,19 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
   return {
     create(deviceId, projectId, board, envJson) {
       projectEnv = JSON.parse(envJson) as Record<string, string>;
-      const device = new Device(board as Board, bridge(deviceId));
+      const instance = new Instance(deviceId);
+      const device = new Device(board as Board, instance);
       const env: Record<string, unknown> = {};
       applyEnv(env, projectEnv);
       Object.defineProperty(env, "DEVICE", { value: device, enumerable: false });
       current = deviceId;
-      const script = new (Script as ScriptClass)({
+      instance.env = env;
+      instance.script = new (Script as ScriptClass)({
         env: env as never,
         deviceId: deviceId as DeviceId,
         projectId: projectId as ProjectId,
       });
-      instances.set(deviceId, { script, env, timers: new Map(), pending: new Map() });
+      instances.set(deviceId, instance);
     },
     connect(deviceId) {
       const instance = instances.get(deviceId);
@@ -162,26 +193,27 @@ export function createRuntime(Script: unknown): GuestEntryPoints {
       const instance = instances.get(deviceId);
       if (!instance) return;
       if (instance.script.onDeviceDisconnect) invoke(deviceId, () => instance.script.onDeviceDisconnect!());
-      for (const id of instance.timers.keys()) timerOwners.delete(id);
-      instance.timers.clear();
-      for (const pending of instance.pending.values()) {
+      for (const id of instance.timers?.keys() ?? []) timerOwners.delete(id);
+      instance.timers = undefined;
+      for (const pending of instance.pending?.values() ?? []) {
         pending.reject(new SdkError("device_offline", "the device disconnected before answering"));
       }
+      instance.pending = undefined;
       instances.delete(deviceId);
     },
     fire(deviceId, timerId) {
-      const timer = instances.get(deviceId)?.timers.get(timerId);
+      const timer = instances.get(deviceId)?.timers?.get(timerId);
       if (!timer) return;
       if (!timer.repeat) {
-        instances.get(deviceId)!.timers.delete(timerId);
+        instances.get(deviceId)!.timers!.delete(timerId);
         timerOwners.delete(timerId);
       }
       invoke(deviceId, timer.callback);
     },
     settle(deviceId, commandId, ok, json) {
-      const pending = instances.get(deviceId)?.pending.get(commandId);
+      const pending = instances.get(deviceId)?.pending?.get(commandId);
       if (!pending) return;
-      instances.get(deviceId)!.pending.delete(commandId);
+      instances.get(deviceId)!.pending!.delete(commandId);
       current = deviceId;
       if (ok) pending.resolve(JSON.parse(json));
       else {

@@ -89,7 +89,8 @@ export class ProjectSandbox {
   #entryCpuMs = 0;
   /** A long entry ran in this turn of the event loop: the next ones wait for the following turn. */
   #busyTurn = false;
-  readonly #devices = new Map<string, DeviceTimers>();
+  /** Attached devices; their timers once they use some (idle boards are many). */
+  readonly #devices = new Map<string, DeviceTimers | null>();
   #entries: GuestEntries | undefined;
   /** An allocation failed in the guest, even if the script caught the error. */
   #outOfMemoryReported = false;
@@ -117,7 +118,7 @@ export class ProjectSandbox {
     this.#deadline = new Deadline(module.runtime);
     const functions = guestHostFunctions({
       host: this.#host,
-      timers: (deviceId) => this.#devices.get(deviceId),
+      timers: (deviceId) => this.#timersOf(deviceId),
       settle: (deviceId, commandId, ok, json) => this.#settle(deviceId, commandId, ok, json),
       interrupted: () => this.#deadline.expired,
       outOfMemory: () => {
@@ -178,17 +179,23 @@ export class ProjectSandbox {
   /** Creates the device's instance and calls `onDeviceConnect`. */
   attach(deviceId: string, board: string): void {
     if (this.disposed || this.#devices.has(deviceId)) return;
-    this.#devices.set(
-      deviceId,
-      new DeviceTimers(
-        this.#limits,
-        (id) => this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
-        this.#scheduler,
-      ),
-    );
+    this.#devices.set(deviceId, null);
     if (this.#enter(deviceId, "create", [deviceId, this.projectId, board, JSON.stringify(this.#env)])) {
       this.#enter(deviceId, "connect", [deviceId]);
     }
+  }
+
+  /** The timers of an attached device (created on first use); undefined when it is not attached. */
+  #timersOf(deviceId: string): DeviceTimers | undefined {
+    const timers = this.#devices.get(deviceId);
+    if (timers !== null) return timers;
+    const created = new DeviceTimers(
+      this.#limits,
+      (id) => this.#budgeted(deviceId, "fire", [deviceId, id], `${deviceId}\0${id}`),
+      this.#scheduler,
+    );
+    this.#devices.set(deviceId, created);
+    return created;
   }
 
   /** Calls `onMessage` of the device's instance. */
@@ -200,10 +207,9 @@ export class ProjectSandbox {
 
   /** Calls `onDeviceDisconnect`, clears the instance's timers and drops it. */
   detach(deviceId: string): void {
-    const timers = this.#devices.get(deviceId);
-    if (!timers) return;
+    if (!this.#devices.has(deviceId)) return;
     this.#enter(deviceId, "disconnect", [deviceId]);
-    timers.clearAll();
+    this.#devices.get(deviceId)?.clearAll();
     this.#devices.delete(deviceId);
   }
 
@@ -220,7 +226,7 @@ export class ProjectSandbox {
     this.#deferred.length = 0;
     this.#deferredTimers.clear();
     if (waiting > 0) this.#onDelivered?.(waiting);
-    for (const timers of this.#devices.values()) timers.clearAll();
+    for (const timers of this.#devices.values()) timers?.clearAll();
     this.#devices.clear();
     this.#module.dispose(() => this.#entries?.dispose()); // nothing when already disposed or abandoned
   }

@@ -1,7 +1,7 @@
 import type { ConnectionState } from "@sdk/protocol";
 import type { Kysely, Selectable } from "kysely";
 import type { DB, DevicesTable } from "../db/schema.ts";
-import type { WriteBatcher } from "../db/write-batcher.ts";
+import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash">;
@@ -18,6 +18,18 @@ const columns = [
   "updatedAt",
 ] as const;
 
+interface Presence {
+  id: string;
+  status: ConnectionState;
+  lastSeenAt: number;
+  firmwareVersion?: string;
+}
+
+type AuthRow = Pick<Selectable<DevicesTable>, "id" | "projectId" | "board" | "secretHash">;
+
+/** Ids in one `IN (…)` (well below SQLite's and Postgres' parameter limits). */
+const maxIdsPerStatement = 500;
+
 export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   const scoped = (viewer: Viewer, projectId: string) =>
     db
@@ -26,24 +38,71 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       .where("projectId", "=", projectId)
       .where("projectId", "in", visibleProjectIds(db, viewer));
 
-  // The device socket's queries, built and compiled once: after a restart thousands of boards
-  // authenticate and say hello within a second or two, and building each query again cost more
-  // than running it. Parameters are in placeholder order.
-  const authQuery = db
-    .selectFrom("devices")
-    .select(["id", "projectId", "board", "secretHash"])
-    .where("id", "=", "")
-    .compile();
-  const presenceQuery = db
-    .updateTable("devices")
-    .set({ status: "online", lastSeenAt: 0 })
-    .where("id", "=", "")
-    .compile();
-  const presenceFirmwareQuery = db
-    .updateTable("devices")
-    .set({ status: "online", lastSeenAt: 0, firmwareVersion: "" })
-    .where("id", "=", "")
-    .compile();
+  /**
+   * The devices behind the connection attempts of one turn of the event loop, read together: after
+   * a restart thousands of boards authenticate within a second or two, and one query per board
+   * cost more than its answer.
+   */
+  let authWaiting: Map<string, ((row: AuthRow | undefined, error?: unknown) => void)[]> | null = null;
+  const readAuth = async () => {
+    const waiting = authWaiting!;
+    authWaiting = null;
+    const ids = [...waiting.keys()];
+    try {
+      const found = new Map<string, AuthRow>();
+      for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
+        const rows = await db
+          .selectFrom("devices")
+          .select(["id", "projectId", "board", "secretHash"])
+          .where("id", "in", ids.slice(i, i + maxIdsPerStatement))
+          .execute();
+        for (const row of rows) found.set(row.id, row);
+      }
+      for (const [id, callbacks] of waiting) for (const settle of callbacks) settle(found.get(id));
+    } catch (error) {
+      for (const callbacks of waiting.values()) for (const settle of callbacks) settle(undefined, error);
+    }
+  };
+
+  /**
+   * Presence changes of one commit: the latest per device (a later change keeps an earlier
+   * firmware version it does not set), then one UPDATE per distinct set of values for all the
+   * devices that share it (a reconnect storm's hellos share a few timestamps), not one per device.
+   */
+  const presenceLane: Lane<Presence> = {
+    async write(tx, rows) {
+      const latest = new Map<string, Presence>();
+      for (const row of rows) {
+        const earlier = latest.get(row.id);
+        latest.set(
+          row.id,
+          earlier && row.firmwareVersion === undefined
+            ? { ...row, firmwareVersion: earlier.firmwareVersion }
+            : row,
+        );
+      }
+      const groups = new Map<string, { values: Omit<Presence, "id">; ids: string[] }>();
+      for (const { id, ...values } of latest.values()) {
+        const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}`;
+        const group = groups.get(key);
+        if (group) group.ids.push(id);
+        else groups.set(key, { values, ids: [id] });
+      }
+      for (const { values, ids } of groups.values()) {
+        for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
+          await tx
+            .updateTable("devices")
+            .set(
+              values.firmwareVersion === undefined
+                ? { status: values.status, lastSeenAt: values.lastSeenAt }
+                : values,
+            )
+            .where("id", "in", ids.slice(i, i + maxIdsPerStatement))
+            .execute();
+        }
+      }
+    },
+  };
 
   return {
     /** `tag`: only the devices with this tag. */
@@ -102,24 +161,22 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         }
       }),
     /** For the device socket: the device behind a connection attempt, by id alone. */
-    findForAuth: async (id: string) =>
-      (await db.executeQuery({ ...authQuery, parameters: [id] } as typeof authQuery)).rows[0],
+    findForAuth: (id: string) =>
+      new Promise<AuthRow | undefined>((resolve, reject) => {
+        if (!authWaiting) {
+          authWaiting = new Map();
+          setImmediate(readAuth);
+        }
+        const callbacks = authWaiting.get(id) ?? [];
+        callbacks.push((row, error) => (error === undefined ? resolve(row) : reject(error)));
+        authWaiting.set(id, callbacks);
+      }),
     /** For the device socket: presence changes reported by the authenticated connection. */
     /** Group-committed: after a restart thousands of boards say hello at once. */
     setPresence: (
       id: string,
       fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string },
-    ) =>
-      batcher.run(async (tx) => {
-        await tx.executeQuery(
-          fields.firmwareVersion === undefined
-            ? { ...presenceQuery, parameters: [fields.status, fields.lastSeenAt, id] }
-            : {
-                ...presenceFirmwareQuery,
-                parameters: [fields.status, fields.lastSeenAt, fields.firmwareVersion, id],
-              },
-        );
-      }),
+    ) => batcher.add(presenceLane, { id, ...fields }),
     /**
      * At boot no device is connected yet. Returns the devices that were still online: the server
      * stopped without closing their connections (a crash, a kill, a power cut).

@@ -66,15 +66,18 @@ export class AlertMonitor implements Lifecycle {
    * episodes and the devices still offline from before the restart; handlers wait for that load.
    */
   start(): void {
-    const connectedSinceStart = new Set<string>();
-    const ready = this.#load(connectedSinceStart, this.#clock.now());
+    // Only until the load has read who is offline: then it is dropped (idle boards are many).
+    let connectedSinceStart: Set<string> | undefined = new Set<string>();
+    const ready = this.#load(connectedSinceStart, this.#clock.now()).finally(() => {
+      connectedSinceStart = undefined;
+    });
     this.#ready = ready;
     this.#unsubscribe.push(
       this.#bus.subscribe("device.disconnected", (e) => {
         this.#offline.set(e.deviceId, { projectId: e.projectId, since: this.#clock.now() });
       }),
       this.#bus.subscribe("device.connected", async (e) => {
-        connectedSinceStart.add(e.deviceId);
+        connectedSinceStart?.add(e.deviceId);
         const since = this.#offline.get(e.deviceId)?.since;
         this.#offline.delete(e.deviceId);
         await ready;

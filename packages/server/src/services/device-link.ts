@@ -122,6 +122,11 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       return session;
     },
 
+    /** Closes every connection still open, also those that have not said hello. */
+    closeAll(code: number, reason: string): void {
+      for (const session of sessions) session.close(code, reason);
+    },
+
     /**
      * Once the device sockets are closing: resolves when every frame they read before the close has
      * been handled, or after `timeoutMs`, with the number of connections still busy then.

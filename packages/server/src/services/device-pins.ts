@@ -60,8 +60,11 @@ export function devicePinsService(deps: {
   repos: Pick<Repositories, "devices">;
   bus: EventBus;
   clock: Clock;
+  /** Whether the device has a live connection (said hello, not closed since). */
+  connected: (deviceId: string) => boolean;
 }) {
-  const { repos, bus, clock } = deps;
+  const { repos, bus, clock, connected } = deps;
+  /** Only devices whose pins something is known of: idle boards are many. */
   const byDevice = new Map<string, Map<Pin, PinState>>();
   let unsubscribe: Unsubscribe[] = [];
 
@@ -69,8 +72,13 @@ export function devicePinsService(deps: {
     [...(byDevice.get(deviceId)?.values() ?? [])].sort((a, b) => byPin(a.pin, b.pin));
 
   function update(device: DeviceRef, pin: Pin, change: PinChange): void {
-    const pins = byDevice.get(device.deviceId);
-    if (!pins) return; // not connected (an answer that arrived after the disconnect): nothing to know
+    // Not connected (an answer that arrived after the disconnect): nothing to know.
+    if (!connected(device.deviceId)) return;
+    let pins = byDevice.get(device.deviceId);
+    if (!pins) {
+      pins = new Map();
+      byDevice.set(device.deviceId, pins);
+    }
     const now = clock.now();
     const before = pins.get(pin) ?? { pin, mode: null, pull: null, level: null, watch: null, pwm: null };
     pins.set(pin, { ...before, ...change, updatedAt: iso(now) });
@@ -80,16 +88,13 @@ export function devicePinsService(deps: {
   const forget = (deviceId: string): void => {
     byDevice.delete(deviceId);
   };
-  const connected = (deviceId: string): void => {
-    byDevice.set(deviceId, new Map());
-  };
 
   return {
     name: "device pins",
 
     start(): void {
       unsubscribe = [
-        bus.subscribe("device.connected", (e) => connected(e.deviceId)),
+        bus.subscribe("device.connected", (e) => forget(e.deviceId)),
         bus.subscribe("device.disconnected", (e) => forget(e.deviceId)),
         bus.subscribe("device.deleted", (e) => forget(e.deviceId)),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {

@@ -65,7 +65,12 @@ export function createServices({
   const devices = devicesService({ repos, bus, clock, firmware });
   const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
   const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
-  const devicePins = devicePinsService({ repos, bus, clock });
+  const devicePins = devicePinsService({
+    repos,
+    bus,
+    clock,
+    connected: (deviceId) => registry.get(deviceId) !== undefined,
+  });
   const deviceLink = deviceLinkService({
     repos,
     pins: devicePins,

@@ -2,12 +2,12 @@ import { type IncomingMessage, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { deviceCloseCodes, deviceSocketPath, errorDocsPath, maxFrameBytes } from "@sdk/protocol";
 import type { FastifyInstance } from "fastify";
-import { type WebSocket, WebSocketServer } from "ws";
+import { type RawData, WebSocket, WebSocketServer } from "ws";
 import { AppError, isDatabaseUnavailable } from "../errors.ts";
 import type { DeviceAuth, LinkSession, Transport } from "../services/device-link.ts";
 import type { Services } from "../services/index.ts";
 import { FrameQueue, type FrameQueueBounds, type FrameQueueHandler } from "./frame-queue.ts";
-import type { Heartbeat } from "./heartbeat.ts";
+import type { Heartbeat, HeartbeatEntry } from "./heartbeat.ts";
 import { notAnUpgrade, refuseMalformedHandshakes } from "./upgrade.ts";
 
 /**
@@ -33,14 +33,20 @@ const maxUnsentBytes = 256 * 1024;
 const overfullCloseMs = 10_000;
 
 /**
- * What one device connection needs from its socket: the session's transport and the frame queue's
- * handler in one object (not a closure each: idle boards are many).
+ * What one device connection needs from its socket: the session's transport, the frame queue's
+ * handler and the heartbeat's entry in one object (not a closure each: idle boards are many).
  */
-class Connection implements Transport, FrameQueueHandler {
+class Connection implements Transport, FrameQueueHandler, HeartbeatEntry {
   readonly socket: WebSocket;
   readonly deviceId: string;
   readonly #app: FastifyInstance;
-  session: LinkSession | undefined;
+  session!: LinkSession;
+  /** The connection's frame queue (what the heartbeat watches for progress). */
+  progress!: FrameQueue;
+  alive = true;
+  missed = 0;
+  stalled = 0;
+  handled = 0;
   closeReason = "";
   closeCode: number | undefined;
   /** Only while the device is behind on reading what the server sent. */
@@ -81,6 +87,11 @@ class Connection implements Transport, FrameQueueHandler {
     this.#overfull.unref();
   }
 
+  /** The heartbeat gives up on the socket (it is terminated next). */
+  dead(reason: string): void {
+    this.closeReason = reason;
+  }
+
   /** The socket closed. */
   ended(): void {
     clearTimeout(this.#overfull);
@@ -107,6 +118,16 @@ class Connection implements Transport, FrameQueueHandler {
     this.#app.log.warn({ deviceId: this.deviceId, ...episode }, "device frames deferred (socket paused)");
     void this.session?.backpressure(episode);
   }
+}
+
+/** A device's socket knows its connection: the socket's listeners are shared, not closures per socket. */
+class DeviceWebSocket extends WebSocket {
+  connection: Connection | undefined;
+}
+
+/** The connection of a device socket (set as it opens, before any listener runs). */
+function connectionOf(socket: WebSocket): Connection {
+  return (socket as DeviceWebSocket).connection!;
 }
 
 /** `Authorization: Basic base64(deviceId:secret)`. */
@@ -140,6 +161,9 @@ export function deviceSocket(
     noServer: true,
     maxPayload: maxFrameBytes - 1,
     perMessageDeflate: false,
+    WebSocket: DeviceWebSocket,
+    // The device link knows every connection (closeAll): no second set, nor a close listener per socket.
+    clientTracking: false,
     handleProtocols: () => false, // the device protocol has no subprotocol: never pick one offered
   });
   refuseMalformedHandshakes(wss, publicUrl);
@@ -182,52 +206,56 @@ export function deviceSocket(
     }
     socket.removeListener("error", guard);
     if (socket.destroyed) return;
-    wss.handleUpgrade(request, socket, head, (ws) => openSession(auth, ws));
+    wss.handleUpgrade(request, socket, head, (ws) => openSession(auth, ws as DeviceWebSocket));
   }
 
-  function openSession(auth: DeviceAuth, socket: WebSocket): void {
+  // One listener of each kind for every device socket (`this` is the socket).
+  function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+    const { session, progress: queue } = connectionOf(this);
+    const bytes = (data as Buffer).length ?? 0;
+    queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
+  }
+  function onError(this: WebSocket, error: Error & { code?: string }): void {
+    if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
+    const connection = connectionOf(this);
+    connection.closeCode = deviceCloseCodes.tooBig;
+    connection.closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
+    connection.progress.push(0, () => connection.session.refusedTooBig());
+  }
+  function onClose(this: WebSocket, code: number, reason: Buffer): void {
+    const connection = connectionOf(this);
+    const { session, progress: queue } = connection;
+    // Offline at once, not after the frames still waiting (they are handled all the same).
+    queue.closed();
+    connection.ended();
+    void queue.idle().then(() => {
+      if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
+    });
+    session
+      .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
+      .catch((error: unknown) =>
+        app.log.error({ err: error, deviceId: connection.deviceId }, "device close failed"),
+      );
+  }
+
+  function openSession(auth: DeviceAuth, socket: DeviceWebSocket): void {
     const connection = new Connection(socket, auth.deviceId, app);
-    const session = services.deviceLink.open(auth, connection);
-    connection.session = session;
+    connection.session = services.deviceLink.open(auth, connection);
     const queue = new FrameQueue(frameQueueBounds, connection);
     const previous = latestQueues.get(auth.deviceId);
     if (previous) queue.after(previous.idle());
     latestQueues.set(auth.deviceId, queue);
-    heartbeat.track(
-      socket,
-      (reason) => {
-        connection.closeReason = reason;
-      },
-      queue,
-    );
-    socket.on("message", (data, isBinary) => {
-      const bytes = (data as Buffer).length ?? 0;
-      queue.push(bytes, () => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
-    });
-    socket.on("error", (error: Error & { code?: string }) => {
-      if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return;
-      connection.closeCode = deviceCloseCodes.tooBig;
-      connection.closeReason = `frame of ${maxFrameBytes / 1024} KB or more`;
-      queue.push(0, () => session.refusedTooBig());
-    });
-    socket.on("close", (code, reason) => {
-      // Offline at once, not after the frames still waiting (they are handled all the same).
-      queue.closed();
-      connection.ended();
-      void queue.idle().then(() => {
-        if (latestQueues.get(connection.deviceId) === queue) latestQueues.delete(connection.deviceId);
-      });
-      session
-        .closed(connection.closeCode ?? code, connection.closeReason || reason.toString())
-        .catch((error: unknown) =>
-          app.log.error({ err: error, deviceId: connection.deviceId }, "device close failed"),
-        );
-    });
+    connection.progress = queue;
+    socket.connection = connection;
+    heartbeat.trackEntry(socket, connection);
+    socket.on("message", onMessage);
+    socket.on("error", onError);
+    socket.on("close", onClose);
   }
 
   return {
     closeAll(code, reason) {
-      for (const client of wss.clients) client.close(code, reason);
+      services.deviceLink.closeAll(code, reason);
     },
   };
 }

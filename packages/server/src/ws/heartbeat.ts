@@ -6,14 +6,17 @@ export interface HeartbeatProgress {
   readonly handled: number;
 }
 
-interface Tracked {
+/** What the heartbeat keeps per socket. A connection object may be its own entry (one object, not two). */
+export interface HeartbeatEntry {
   alive: boolean;
   missed: number;
   /** Ticks in a row at which the socket was paused and its `handled` count had not grown. */
   stalled: number;
+  /** `progress.handled` at the last tick. */
   handled: number;
-  onDead: (reason: string) => void;
-  progress: HeartbeatProgress | undefined;
+  readonly progress: HeartbeatProgress | undefined;
+  /** Learns why before the socket is terminated. */
+  dead(reason: string): void;
 }
 
 /** A paused socket that makes no progress for this many intervals loses its exemption. */
@@ -28,7 +31,7 @@ const maxStalledTicks = 2;
  */
 export class Heartbeat implements Lifecycle {
   readonly name = "heartbeat";
-  readonly #sockets = new Map<WebSocket, Tracked>();
+  readonly #sockets = new Map<WebSocket, HeartbeatEntry>();
   readonly #intervalMs: number;
   // One listener of each kind for every socket (`this` is the socket), not closures per socket.
   readonly #alive: (this: WebSocket) => void;
@@ -54,7 +57,12 @@ export class Heartbeat implements Lifecycle {
 
   /** `onDead` learns why before the socket is terminated. */
   track(socket: WebSocket, onDead: (reason: string) => void, progress?: HeartbeatProgress): void {
-    this.#sockets.set(socket, { alive: true, missed: 0, stalled: 0, handled: 0, onDead, progress });
+    this.trackEntry(socket, { alive: true, missed: 0, stalled: 0, handled: 0, progress, dead: onDead });
+  }
+
+  /** As `track`, with the caller's object as the socket's entry (its counters start at 0, alive). */
+  trackEntry(socket: WebSocket, entry: HeartbeatEntry): void {
+    this.#sockets.set(socket, entry);
     socket.on("pong", this.#alive);
     socket.on("ping", this.#alive); // a device that pings the server is alive too
     socket.on("message", this.#alive);
@@ -88,9 +96,9 @@ export class Heartbeat implements Lifecycle {
     }
   }
 
-  #terminate(socket: WebSocket, entry: Tracked, reason: string): void {
+  #terminate(socket: WebSocket, entry: HeartbeatEntry, reason: string): void {
     this.#sockets.delete(socket);
-    entry.onDead(reason);
+    entry.dead(reason);
     socket.terminate();
   }
 
