@@ -1,10 +1,10 @@
 import {
   type CanaryTarget,
+  canaryTargetOf,
   type Deployment,
   type Rollout,
   type RolloutHealth,
   rolloutLimits,
-  tagPattern,
 } from "@sdk/protocol";
 import { UsageError } from "./errors.ts";
 
@@ -12,6 +12,8 @@ import { UsageError } from "./errors.ts";
 
 /** `--canary kitchen` → { tag: "kitchen" }; `--canary 25%` → { percent: 25 }. */
 export function parseCanary(value: string): CanaryTarget {
+  const target = canaryTargetOf(value);
+  if (target) return target;
   const share = /^(\d+(?:\.\d+)?)\s*%$/.exec(value.trim());
   if (share) {
     const percent = Number(share[1]);
@@ -24,12 +26,10 @@ export function parseCanary(value: string): CanaryTarget {
   }
   if (value.endsWith("%") || value.trim() === "")
     throw new UsageError(`--canary ${value}: give a tag (kitchen) or a share of the devices (25%)`, "deploy");
-  if (!tagPattern.test(value))
-    throw new UsageError(
-      `--canary ${value}: "${value}" is not a valid tag (lowercase letters, digits, - and _), nor a share like 25%`,
-      "deploy",
-    );
-  return { tag: value };
+  throw new UsageError(
+    `--canary ${value}: "${value}" is not a valid tag (lowercase letters, digits, - and _), nor a share like 25%`,
+    "deploy",
+  );
 }
 
 const windowUnits: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600 };

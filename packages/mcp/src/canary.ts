@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SdkClient } from "@sdk/client";
-import type { CanaryTarget, Deployment, RolloutHealth } from "@sdk/protocol";
+import { type CanaryTarget, canaryTargetOf, type Deployment, type RolloutHealth } from "@sdk/protocol";
 import { z } from "zod";
 
 // The deploy tool's canary: the target an agent writes, waiting for short windows, and the text it reads.
@@ -11,7 +11,7 @@ const pollMs = 1_000;
 
 export const CanaryInput = z
   .string()
-  .regex(/^([a-z0-9][a-z0-9_-]{0,31}|[1-9][0-9]?%)$/, 'a tag ("kitchen") or a share like "25%"')
+  .refine((text) => canaryTargetOf(text) !== null, 'a tag ("kitchen") or a share like "25%"')
   .describe(
     'Run the new version first only on the devices with this tag ("kitchen"), or on this share of the connected devices ("25%"); the others keep the live version. The server compares both sides\' health for windowSeconds, then promotes it to every device or rolls it back by itself.',
   );
@@ -25,8 +25,7 @@ export type CanaryAction = z.infer<typeof CanaryAction>;
 
 /** "kitchen" → { tag }, "25%" → { percent }. */
 export function canaryTarget(text: string): CanaryTarget {
-  const share = /^(\d+)%$/.exec(text);
-  return share ? { percent: Number(share[1]) } : { tag: text };
+  return canaryTargetOf(text) ?? { tag: text };
 }
 
 /** How waiting for a canary's decision ended: `stopped` null once decided, else why it stopped. */

@@ -9,6 +9,7 @@ import {
   type LogLevel,
   logLevels,
   pageLimits,
+  RolloutOptions,
   rolloutLimits,
 } from "@sdk/protocol";
 import { z } from "zod";
@@ -261,15 +262,9 @@ export const tools = {
       projectDir: ProjectDir,
       projectId: ProjectId.optional().describe("Overrides `project` in sdk.ts"),
       canary: CanaryInput.optional(),
-      windowSeconds: z
-        .number()
-        .int()
-        .min(rolloutLimits.minWindowSeconds)
-        .max(rolloutLimits.maxWindowSeconds)
-        .optional()
-        .describe(
-          `With canary: how long the server compares the canary's health with the live version's before deciding (default ${rolloutLimits.defaultWindowSeconds}).`,
-        ),
+      windowSeconds: RolloutOptions.shape.windowSeconds.describe(
+        `With canary: how long the server compares the canary's health with the live version's before deciding (default ${rolloutLimits.defaultWindowSeconds}).`,
+      ),
       rollback: z
         .boolean()
         .optional()

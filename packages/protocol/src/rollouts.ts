@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Tag } from "./tag.ts";
+import { Tag, tagPattern } from "./tag.ts";
 
 /** Limits and defaults of staged deploys (canaries) and the first-minute watch of a plain deploy. */
 export const rolloutLimits = {
@@ -24,6 +24,16 @@ export const CanaryTarget = z.union([
   }),
 ]);
 export type CanaryTarget = z.infer<typeof CanaryTarget>;
+
+/** A canary as people write it (`sdk deploy --canary`, the MCP deploy tool): "kitchen" → { tag }, "25%" → { percent }; null when it is neither. */
+export function canaryTargetOf(text: string): CanaryTarget | null {
+  const share = /^(\d+)%$/.exec(text);
+  if (share) {
+    const percent = Number(share[1]);
+    return percent >= 1 && percent <= 99 ? { percent } : null;
+  }
+  return tagPattern.test(text) ? { tag: text } : null;
+}
 
 /** How a new (or re-activated) deployment goes live. */
 export const RolloutOptions = z.strictObject({
