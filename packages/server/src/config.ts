@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { rolloutLimits } from "@sdk/protocol";
@@ -73,6 +74,23 @@ export interface Config {
   webhooks: { allowPrivate: PrivateRange[] };
   /** Device state and log rows queued for the group commit at most; writers wait for room beyond it. */
   writeQueueMaxRows: number;
+  /** One instance of a cluster (NATS_URL set, docs/scaling.md); `null`: one process on its own. */
+  cluster: ClusterConfig | null;
+  /** The key env vars and webhook secrets are encrypted with (default `<dataDir>/secret.key`). */
+  secretKeyFile: string;
+}
+
+export interface ClusterConfig {
+  /** `nats://` or `tls://` URL(s) of the NATS servers, comma-separated, credentials included (never logged). */
+  natsUrl: string;
+  /** `host:port` of the first NATS server, without credentials (for logs). */
+  natsServer: string;
+  /** Subjects start with `<name>.`: clusters sharing one NATS stay apart. */
+  name: string;
+  /** This instance's id (INSTANCE_ID, else generated at each start). */
+  instanceId: string;
+  /** An instance that has not renewed its lease for this long is dead; its devices go offline. */
+  leaseSeconds: number;
 }
 
 export interface HomeAssistantConfig {
@@ -291,6 +309,47 @@ export function loadConfig(
     },
     webhooks: { allowPrivate: webhookAllowPrivate(env) },
     writeQueueMaxRows: integer(env, "WRITE_QUEUE_MAX_ROWS", 20_000, 10, 1_000_000),
+    cluster: cluster(env),
+    secretKeyFile: env.SECRET_KEY_FILE?.trim()
+      ? path.resolve(cwd, env.SECRET_KEY_FILE.trim())
+      : path.join(path.resolve(cwd, env.DATA_DIR?.trim() || "data"), "secret.key"),
+  };
+}
+
+/** NATS_URL (with DATABASE_URL=postgres://…) makes this server one instance of a cluster. */
+function cluster(env: Env): ClusterConfig | null {
+  const raw = env.NATS_URL?.trim();
+  if (!raw) return null;
+  const urls = raw.split(",").map((u) => u.trim());
+  let first: URL | undefined;
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${u}")`);
+    }
+    if (!["nats:", "tls:"].includes(parsed.protocol) || !parsed.hostname)
+      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${u}")`);
+    first ??= parsed;
+  }
+  const databaseUrl = env.DATABASE_URL?.trim();
+  if (!databaseUrl || !/^postgres(ql)?:/.test(databaseUrl))
+    throw new ConfigError(
+      "NATS_URL needs DATABASE_URL=postgres://…: the instances of a cluster share one PostgreSQL database",
+    );
+  const name = env.CLUSTER_NAME?.trim() || "sdk";
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+    throw new ConfigError(`CLUSTER_NAME must be 1 to 64 letters, digits, - or _ (got "${name}")`);
+  const instanceId = env.INSTANCE_ID?.trim() || `i-${randomBytes(4).toString("hex")}`;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(instanceId))
+    throw new ConfigError(`INSTANCE_ID must be 1 to 64 letters, digits, - or _ (got "${instanceId}")`);
+  return {
+    natsUrl: raw,
+    natsServer: `${first?.hostname}:${first?.port || "4222"}`,
+    name,
+    instanceId,
+    leaseSeconds: integer(env, "CLUSTER_LEASE_SECONDS", 10, 2, 300),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { clusterMigration } from "./migration-cluster.ts";
 import { deviceTagsMigration } from "./migration-device-tags.ts";
 import { rolloutsMigration } from "./migration-rollouts.ts";
 import { alertsMigration } from "./migrations-alerts.ts";
@@ -175,6 +176,7 @@ const migrations: Record<string, Migration> = {
   },
   "0007_device_tags": deviceTagsMigration,
   "0008_rollouts": rolloutsMigration,
+  "0009_cluster": clusterMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

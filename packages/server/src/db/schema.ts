@@ -55,6 +55,8 @@ export interface DevicesTable {
   firmwareVersion: string | null;
   createdAt: Millis;
   updatedAt: Millis;
+  /** The instance serving the device while it is online (0009); null when offline. */
+  instanceId: Generated<string | null>;
 }
 
 interface EnvVarsTable {
@@ -144,6 +146,26 @@ interface ProjectRetentionTable {
   updatedAt: Millis;
 }
 
+/** A running server instance and its lease (0009): past `leaseUntil` it is dead. */
+export interface InstancesTable {
+  id: string;
+  startedAt: Millis;
+  leaseUntil: Millis;
+}
+
+/** A deployment's bundle and source map (0009), readable by every instance. */
+export interface DeploymentBundlesTable {
+  deploymentId: string;
+  bundle: string;
+  sourceMap: string | null;
+}
+
+/** One sign-in attempt counted by the rate limiter (0009), shared by every instance. */
+export interface LoginAttemptsTable {
+  key: string;
+  at: Millis;
+}
+
 interface DeviceTagsTable {
   deviceId: string;
   projectId: string;
@@ -166,6 +188,9 @@ export interface DB {
   firmwareReleases: FirmwareReleasesTable;
   projectRetention: ProjectRetentionTable;
   deviceTags: DeviceTagsTable;
+  instances: InstancesTable;
+  deploymentBundles: DeploymentBundlesTable;
+  loginAttempts: LoginAttemptsTable;
   alertRules: AlertRulesTable;
   alertWebhooks: AlertWebhooksTable;
   alertDeliveries: AlertDeliveriesTable;

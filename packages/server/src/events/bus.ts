@@ -6,6 +6,17 @@ export type Handler<K extends EventType> = (payload: ServerEvents[K]) => void | 
 export type DeviceEventHandler = (event: DeviceEvent) => void | Promise<void>;
 export type Unsubscribe = () => void;
 
+export interface SubscribeOptions {
+  /**
+   * Also hear the events that other instances of a cluster publish (docs/scaling.md). Default: only
+   * this instance's own events, for effects that must happen once per event (the audit log, alerts,
+   * Home Assistant, the scripts of the devices this instance serves). Set it where every instance
+   * must act: closing sockets (deletions, revocations), env changes, deployments going live.
+   * One process hears every event either way.
+   */
+  everywhere?: boolean;
+}
+
 /**
  * Publish/subscribe for every event of the server (events/map.ts). The in-process implementation
  * serves one server; a NATS or PostgreSQL LISTEN/NOTIFY implementation will route between
@@ -21,10 +32,16 @@ export interface EventBus {
    * a request awaits it so that what its subscribers write (the audit log) is readable when it answers.
    */
   publish<K extends EventType>(type: K, payload: ServerEvents[K]): Promise<void>;
-  subscribe<K extends EventType>(type: K, handler: Handler<K>): Unsubscribe;
-  /** Every event that names this device (a watch socket's stream). */
+  subscribe<K extends EventType>(type: K, handler: Handler<K>, options?: SubscribeOptions): Unsubscribe;
+  /**
+   * Every event that names this device (a watch socket's stream), from whichever instance published
+   * it, in the order its publisher published it.
+   */
   subscribeDevice(deviceId: string, handler: DeviceEventHandler): Unsubscribe;
-  /** Every event that names a device of this project, devices created later included (a project watch). */
+  /**
+   * Every event that names a device of this project, devices created later included (a project
+   * watch), from whichever instance published it.
+   */
   subscribeProject(projectId: string, handler: DeviceEventHandler): Unsubscribe;
 }
 
@@ -75,7 +92,7 @@ export class InProcessEventBus implements EventBus {
     return pending;
   }
 
-  subscribe<K extends EventType>(type: K, handler: Handler<K>): Unsubscribe {
+  subscribe<K extends EventType>(type: K, handler: Handler<K>, _options?: SubscribeOptions): Unsubscribe {
     return add(this.#byType, type, handler as Handler<never>);
   }
 

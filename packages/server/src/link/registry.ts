@@ -16,20 +16,39 @@ export interface DeviceConnection {
 }
 
 /**
- * Where each connected device's connection lives. The local implementation holds this process's
- * connections; a shared one (PostgreSQL or NATS) will route commands to the owning instance.
+ * Which instance serves each connected device (owns its socket), and this instance's own
+ * connections. The local implementation is one process, which serves every connected device; the
+ * cluster's (src/cluster/) keeps ownership in PostgreSQL and tells the previous owner over NATS when
+ * a device reconnects elsewhere. `get`, `count` and `all` only ever see this instance's connections.
  */
 export interface DeviceRegistry {
-  /** Registers a connection; returns the one it replaces, if the device was already connected. */
+  /** This instance's id: `local` for one process, the cluster instance's id otherwise. */
+  readonly instanceId: string;
+  /**
+   * Registers a connection of this instance; returns the local one it replaces, if the device was
+   * already connected here. An instance that served the device until now lets it go (`onReleased`).
+   */
   register(connection: DeviceConnection): DeviceConnection | undefined;
-  /** Removes the connection if it is still the current one; false when it was already replaced. */
+  /**
+   * Removes the connection if it is still the current one; false when it was already replaced (here
+   * or on another instance), in which case the device stays online.
+   */
   unregister(connection: DeviceConnection): boolean;
   get(deviceId: string): DeviceConnection | undefined;
   count(): number;
   all(): Iterable<DeviceConnection>;
+  /** The instance serving the device now, or null when none does (it is offline). */
+  ownerOf(deviceId: string): Promise<string | null>;
+  /**
+   * Another instance took over a device this instance served: `connection` is no longer registered
+   * here; its socket is to close with 4000 (replaced) and its script instance to end, without marking
+   * the device offline. Never called in one process.
+   */
+  onReleased(handler: (connection: DeviceConnection) => void): () => void;
 }
 
 export class LocalDeviceRegistry implements DeviceRegistry {
+  readonly instanceId = "local";
   readonly #connections = new Map<string, DeviceConnection>();
 
   register(connection: DeviceConnection): DeviceConnection | undefined {
@@ -54,5 +73,13 @@ export class LocalDeviceRegistry implements DeviceRegistry {
 
   all(): Iterable<DeviceConnection> {
     return this.#connections.values();
+  }
+
+  async ownerOf(deviceId: string): Promise<string | null> {
+    return this.#connections.has(deviceId) ? this.instanceId : null;
+  }
+
+  onReleased(_handler: (connection: DeviceConnection) => void): () => void {
+    return () => {};
   }
 }

@@ -4,7 +4,7 @@ import type { DB, DevicesTable } from "../db/schema.ts";
 import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
-export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash">;
+export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash" | "instanceId">;
 
 const columns = [
   "id",
@@ -126,7 +126,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     inProject: (projectId: string) =>
       db.selectFrom("devices").select(columns).where("projectId", "=", projectId).orderBy("id").execute(),
     /** The caller has already checked that the project is visible. */
-    insert: async (row: Omit<Selectable<DevicesTable>, "status">) => {
+    insert: async (row: Omit<Selectable<DevicesTable>, "status" | "instanceId">) => {
       await db.insertInto("devices").values(row).execute();
     },
     rename: (viewer: Viewer, projectId: string, id: string, name: string, now: number) =>
@@ -149,7 +149,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       return Number(result.numUpdatedRows) > 0;
     },
     /** Many devices with their tags in one transaction: all are added or none. */
-    insertMany: (rows: (Omit<Selectable<DevicesTable>, "status"> & { tags: string[] })[]) =>
+    insertMany: (rows: (Omit<Selectable<DevicesTable>, "status" | "instanceId"> & { tags: string[] })[]) =>
       db.transaction().execute(async (tx) => {
         for (const { tags, ...row } of rows) {
           await tx.insertInto("devices").values(row).execute();
