@@ -35,7 +35,7 @@ export class LoadGenerator implements Sampled {
   /** Connects the devices (welcome received), then watch sockets for the first `watch` of them. */
   connect(
     server: string,
-    fleet: { projectId: string; token: string; devices: readonly Credentials[] },
+    fleet: { projectId: string; token: string; devices: readonly Credentials[]; watchServer: string },
     watch: number,
     concurrency: number,
   ): Promise<Connected> {

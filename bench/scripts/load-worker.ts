@@ -214,7 +214,7 @@ async function connect(message: Extract<ToLoad, { type: "connect" }>): Promise<v
   const devicesMs = performance.now() - started;
   started = performance.now();
   watchSockets = await pool(devices.slice(0, watch), message.concurrency, (d) =>
-    connectWatcher(message.server, message.projectId, d.deviceId, message.token),
+    connectWatcher(message.watchServer, message.projectId, d.deviceId, message.token),
   );
   reply({
     type: "connected",

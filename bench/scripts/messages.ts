@@ -5,8 +5,10 @@ import type { Credentials } from "../lib/provision.ts";
 export type ToLoad =
   | {
       type: "connect";
-      /** `host:port`. */
+      /** `host:port` the devices dial. */
       server: string;
+      /** `host:port` the watch sockets dial (another instance of a cluster, or `server`). */
+      watchServer: string;
       projectId: string;
       /** An API token for the watch sockets (the reference ignores it). */
       token: string;

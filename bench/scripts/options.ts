@@ -16,7 +16,18 @@ export interface Options {
   /** Which parts to run. */
   calls: boolean;
   e2e: boolean;
-  targets: ("sdk" | "reference")[];
+  /** `sdk-pg` and `sdk-cluster` (PostgresTarget) with `--instances` 2 or more. */
+  targets: ("sdk" | "reference" | "sdk-pg" | "sdk-cluster")[];
+  /**
+   * 1: the sdk on SQLite against the reference (the default). N ≥ 2: the sdk on PostgreSQL as one
+   * instance, then as a cluster of N on PostgreSQL and NATS (devices on the first, watchers on the
+   * last): the cost of the bus per message.
+   */
+  instances: number;
+  /** PostgreSQL for `--instances` (a schema is created and dropped). */
+  databaseUrl: string;
+  /** NATS for `--instances` 2 or more. */
+  natsUrl: string;
   timeoutMinutes: number;
   /** Where to write the JSON results (default bench/results/scripts-<date>.json). */
   out: string | undefined;
@@ -40,7 +51,8 @@ export interface Options {
 const usage = `usage: node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds S]
        [--watch N] [--drain-seconds S] [--call-seconds S] [--only calls|e2e|sdk|reference]
        [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]
-       [--overload-factor F] [--overload-seconds S] [--overload-drain-seconds S] [--quiet-timeout S]`;
+       [--overload-factor F] [--overload-seconds S] [--overload-drain-seconds S] [--quiet-timeout S]
+       [--instances N] [--database-url postgres://…] [--nats-url nats://…]`;
 
 function list(name: string, raw: string | undefined, fallback: number[]): number[] {
   if (raw === undefined) return fallback;
@@ -66,6 +78,9 @@ export function parseOptions(argv: string[]): Options {
       "overload-seconds": { type: "string" },
       "overload-drain-seconds": { type: "string" },
       "quiet-timeout": { type: "string" },
+      instances: { type: "string" },
+      "database-url": { type: "string" },
+      "nats-url": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -77,6 +92,9 @@ export function parseOptions(argv: string[]): Options {
   if (only !== undefined && !["calls", "e2e", "sdk", "reference"].includes(only)) {
     throw new Error(`--only must be calls, e2e, sdk or reference\n${usage}`);
   }
+  const instances = positive("instances", values.instances, 1, usage);
+  if (instances > 1 && only === "reference")
+    throw new Error(`--instances compares sdk instances: not with --only reference\n${usage}`);
   return {
     devices: list("devices", values.devices, [100, 1000]),
     rates: list("rates", values.rates, [1000, 5000, 10_000]),
@@ -86,7 +104,16 @@ export function parseOptions(argv: string[]): Options {
     callSeconds: positive("call-seconds", values["call-seconds"], 3, usage),
     calls: only === undefined || only === "calls",
     e2e: only !== "calls",
-    targets: only === "sdk" || only === "reference" ? [only] : ["sdk", "reference"],
+    targets:
+      instances > 1
+        ? ["sdk-pg", "sdk-cluster"]
+        : only === "sdk" || only === "reference"
+          ? [only]
+          : ["sdk", "reference"],
+    instances,
+    databaseUrl:
+      values["database-url"] ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+    natsUrl: values["nats-url"] ?? "nats://127.0.0.1:4222",
     timeoutMinutes: positive("timeout-minutes", values["timeout-minutes"], 15, usage),
     out: values.out,
     profileDir: values.profile,

@@ -1,8 +1,10 @@
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { beginServices, PostgresTarget, type ProcessCpu } from "../lib/cluster-target.ts";
 import { type Cpu, Span, waitIdle, waitQuiet } from "../lib/measure.ts";
 import { sleep } from "../lib/net.ts";
 import { sampleProcess } from "../lib/proc.ts";
+import type { Provisioned } from "../lib/provision.ts";
 import { SdkTarget, type Target } from "../lib/targets.ts";
 import { LoadGenerator } from "./generator.ts";
 import type { LoadStep } from "./messages.ts";
@@ -21,6 +23,11 @@ export interface StepResult extends Omit<LoadStep, "type"> {
    * state history once the step is over (each seq counted once); null for the reference.
    */
   stored: number | null;
+  /**
+   * `--instances`: CPU over the step of the other sdk instances (and their event loops), of
+   * nats-server and of PostgreSQL's processes; `cpu.server*` is the first instance (the devices').
+   */
+  services?: ProcessCpu[];
   /** After the step, until the server's event loop was quiet again (null: not within 30 s). */
   settleMs: number | null;
   /**
@@ -80,9 +87,23 @@ function countStored(dataDir: string, firstSeq: number, count: number): number {
   }
 }
 
+/** The user, project and devices of an sdk target (null for the reference). */
+const provisionedOf = (target: Target): Provisioned | null =>
+  target instanceof SdkTarget || target instanceof PostgresTarget ? target.provisioned : null;
+
+/** Waits until the event loops of the server (every instance) are quiet; the first one's time. */
+async function settle(target: Target): Promise<number | null> {
+  const peers = target instanceof PostgresTarget ? target.peers : [];
+  const [first] = await Promise.all([
+    waitIdle(target.child, settleTimeoutMs),
+    ...peers.map((peer) => waitIdle(peer, settleTimeoutMs)),
+  ]);
+  return first ?? null;
+}
+
 /** Uploads the tick script through the REST API (`POST /v1/projects/:id/deployments`). */
-async function deploy(target: SdkTarget, script: Built): Promise<TargetResult["deployment"]> {
-  const { client, projectId } = target.provisioned;
+async function deploy(provisioned: Provisioned, script: Built): Promise<TargetResult["deployment"]> {
+  const { client, projectId } = provisioned;
   const deployment = await client.api.createDeployment({
     params: { projectId },
     body: { bundle: script.bundle, sourceMap: script.sourceMap, manifest: script.manifest },
@@ -106,11 +127,13 @@ export async function benchTarget(
   const most = Math.max(...options.devices);
   log(`[${target.name}] preparing ${most} devices`);
   const credentials = await target.prepare(most, log);
-  const fleet =
-    target instanceof SdkTarget
-      ? { projectId: target.provisioned.projectId, token: target.provisioned.token }
-      : { projectId: "prj_reference", token: "unchecked" };
-  const deployment = target instanceof SdkTarget ? await deploy(target, script) : null;
+  const provisioned = provisionedOf(target);
+  const fleet = provisioned
+    ? { projectId: provisioned.projectId, token: provisioned.token }
+    : { projectId: "prj_reference", token: "unchecked" };
+  const deployment = provisioned ? await deploy(provisioned, script) : null;
+  const peers = target instanceof PostgresTarget ? target.peers : [];
+  const watchServer = target instanceof PostgresTarget ? target.watchServer : target.server;
   if (deployment) log(`[${target.name}] deployed the tick script (v${deployment.version})`);
   const generator = await LoadGenerator.launch();
   track(generator);
@@ -122,7 +145,7 @@ export async function benchTarget(
       const devices = credentials.slice(0, n);
       const connected = await generator.connect(
         target.server,
-        { ...fleet, devices },
+        { ...fleet, devices, watchServer },
         options.watch,
         handshakesInFlight,
       );
@@ -131,7 +154,7 @@ export async function benchTarget(
       );
       const warm = await generator.warmUp(30_000);
       if (warm.missing > 0) log(`[${target.name}] warm-up: ${warm.missing} watched devices did not answer`);
-      await waitIdle(target.child, settleTimeoutMs);
+      await settle(target);
       const result: FleetResult = {
         devices: n,
         watched: connected.watched,
@@ -147,7 +170,7 @@ export async function benchTarget(
       let saturated = false;
       const runStep = async (rate: number, seconds: number, drainMs: number): Promise<StepResult> => {
         const quiet = await waitQuiet(
-          [target.child.pid, generator.pid, process.pid],
+          [target.child.pid, ...peers.map((p) => p.pid), generator.pid, process.pid],
           options.quietTimeoutSeconds * 1000,
         );
         if (quiet.waitedMs > 0) {
@@ -158,6 +181,7 @@ export async function benchTarget(
           serverPeakRssBytes = Math.max(serverPeakRssBytes, sampleProcess(target.child.pid).rssBytes);
         }, rssSampleMs);
         const span = await Span.begin(target.child, generator);
+        const endServices = target instanceof PostgresTarget ? await beginServices(peers) : null;
         let load: LoadStep;
         try {
           load = await generator.step(rate, seconds, drainMs);
@@ -165,12 +189,17 @@ export async function benchTarget(
           clearInterval(sampler);
         }
         const cpu = await span.end();
+        const services = endServices ? await endServices() : undefined;
         const serverRssBytes = sampleProcess(target.child.pid).rssBytes;
         serverPeakRssBytes = Math.max(serverPeakRssBytes, serverRssBytes);
         const generatorRssBytes = generator.sample().rssBytes;
-        const settleMs = await waitIdle(target.child, settleTimeoutMs);
+        const settleMs = await settle(target);
         const stored =
-          target instanceof SdkTarget ? countStored(target.dataDir, load.firstSeq, load.sent) : null;
+          target instanceof SdkTarget
+            ? countStored(target.dataDir, load.firstSeq, load.sent)
+            : target instanceof PostgresTarget
+              ? target.countStored(load.firstSeq, load.sent)
+              : null;
         const { type: _type, ...figures } = load;
         log(
           `[${target.name}] ${n} devices, ${rate}/s offered: ${load.achievedPerSecond}/s through, ` +
@@ -180,7 +209,8 @@ export async function benchTarget(
             `; server ${Math.round(cpu.serverPercent)} % CPU ` +
             `(loop ${Math.round(cpu.serverLoopBusy * 100)} % busy), peak RSS ${Math.round(serverPeakRssBytes / 1048576)} MiB, ` +
             `generator ${Math.round(cpu.generatorPercent)} %, ` +
-            `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %`,
+            `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %` +
+            (services ? `; ${services.map((p) => `${p.name} ${Math.round(p.percent)} %`).join(", ")}` : ""),
         );
         return {
           ...figures,
@@ -191,6 +221,7 @@ export async function benchTarget(
           stored,
           settleMs,
           quiet,
+          ...(services ? { services } : {}),
         };
       };
       for (const rate of options.rates) {
@@ -216,7 +247,7 @@ export async function benchTarget(
       }
       fleets.push(result);
       await generator.disconnect();
-      await waitIdle(target.child, settleTimeoutMs);
+      await settle(target);
     }
     return { target: target.name, bootRssBytes, deployment, fleets };
   } finally {

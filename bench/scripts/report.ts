@@ -190,6 +190,94 @@ function overloadTable(results: readonly TargetResult[]): string | null {
   );
 }
 
+/** A difference with its sign (`+1.20`, `−0.30`), or – when it cannot be computed. */
+const signed = (value: number, digits: number) =>
+  Number.isFinite(value) ? `${value < 0 ? "−" : "+"}${cell(Math.abs(value), digits)}` : "–";
+
+/** CPU of every process of a step, % of one core: the instances, NATS, PostgreSQL, the generator. */
+function processCpu(s: StepResult): { sdk: number; cells: string } {
+  const others = s.services ?? [];
+  const instances = others.filter((p) => p.loopBusy !== null);
+  const sdk = s.cpu.serverPercent + instances.reduce((sum, p) => sum + p.percent, 0);
+  const parts = [
+    `A ${cell(s.cpu.serverPercent, 0)} (loop ${cell(s.cpu.serverLoopBusy * 100, 0)})`,
+    ...instances.map(
+      (p) =>
+        `${p.name.replace(/^sdk instance /, "")} ${cell(p.percent, 0)} (loop ${cell((p.loopBusy ?? 0) * 100, 0)})`,
+    ),
+    ...others.filter((p) => p.loopBusy === null).map((p) => `${p.name} ${cell(p.percent, 0)}`),
+    `generator ${cell(s.cpu.generatorPercent, 0)}`,
+  ];
+  return { sdk, cells: parts.join(", ") };
+}
+
+/**
+ * `--instances`: one sdk instance on PostgreSQL against a cluster (devices on A, watchers on the
+ * last instance), and the difference: what the bus adds per message. On a 2-core machine both
+ * instances, NATS, PostgreSQL and the generator share the cores: this is overhead, not speed-up.
+ */
+function clusterTable(results: readonly TargetResult[]): string | null {
+  const one = results.find((r) => r.target === "sdk-pg");
+  const many = results.find((r) => r.target.startsWith("sdk-pg-x"));
+  if (!one || !many) return null;
+  const rows: string[][] = [];
+  for (const f of one.fleets) {
+    for (const a of f.steps) {
+      const b = many.fleets
+        .find((g) => g.devices === f.devices)
+        ?.steps.find((s) => s.offeredPerSecond === a.offeredPerSecond);
+      const label = `${cell(f.devices, 0)} devices, ${cell(a.offeredPerSecond, 0)}/s`;
+      const row = (name: string, s: StepResult) => {
+        const cpu = processCpu(s);
+        return [
+          label,
+          name,
+          cell(s.achievedPerSecond, 0),
+          cell(s.latency.p50Ms, 2),
+          cell(s.latency.p99Ms, 2),
+          `${cell(s.measured - s.received, 0)} / ${cell(s.measured, 0)}`,
+          s.stored === null ? "–" : `${cell(s.stored, 0)} / ${cell(s.sent, 0)}`,
+          cell(cpu.sdk, 0),
+          s.achievedPerSecond > 0 ? cell((cpu.sdk / 100 / s.achievedPerSecond) * 1e6, 0) : "–",
+          cpu.cells,
+        ];
+      };
+      rows.push(row(one.target, a));
+      if (!b) continue;
+      rows.push(row(many.target, b));
+      const perMessage = (s: StepResult) =>
+        s.achievedPerSecond > 0 ? (processCpu(s).sdk / 100 / s.achievedPerSecond) * 1e6 : Number.NaN;
+      rows.push([
+        label,
+        "**bus overhead** (cluster − one)",
+        ratioCell(b.achievedPerSecond, a.achievedPerSecond, 2),
+        signed(b.latency.p50Ms - a.latency.p50Ms, 2),
+        signed(b.latency.p99Ms - a.latency.p99Ms, 2),
+        "",
+        "",
+        signed(processCpu(b).sdk - processCpu(a).sdk, 0),
+        signed(perMessage(b) - perMessage(a), 0),
+        "",
+      ]);
+    }
+  }
+  return markdownTable(
+    [
+      "Devices, offered",
+      "server",
+      "through (msg/s)",
+      "p50 (ms)",
+      "p99 (ms)",
+      "late or lost / timed",
+      "stored / sent",
+      "sdk CPU, all instances (%)",
+      "sdk CPU per message (µs)",
+      "CPU by process (% of a core; loop busy %)",
+    ],
+    rows,
+  );
+}
+
 export function report(record: { calls: CallsResult | null; e2e: TargetResult[] }): string {
   const parts: string[] = [];
   if (record.calls)
@@ -197,5 +285,7 @@ export function report(record: { calls: CallsResult | null; e2e: TargetResult[] 
   if (record.e2e.length > 0) parts.push(e2eTable(record.e2e));
   const overload = overloadTable(record.e2e);
   if (overload) parts.push(overload);
+  const cluster = clusterTable(record.e2e);
+  if (cluster) parts.push(cluster);
   return parts.join("\n\n");
 }

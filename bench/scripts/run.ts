@@ -6,11 +6,15 @@
  *
  *   node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds 10] [--help]
  *
+ * `--instances 2`: part 2 runs the sdk on PostgreSQL as one instance, then as a cluster of two on
+ * PostgreSQL and NATS (devices on A, watchers on B), instead of the sdk on SQLite and the reference.
+ *
  * Prints progress and Markdown tables; writes bench/results/scripts-<date>.json.
  */
 import os from "node:os";
 import path from "node:path";
 import type { Child } from "../lib/child.ts";
+import { PostgresTarget } from "../lib/cluster-target.ts";
 import { resultsFile, writeResults } from "../lib/json.ts";
 import { waitQuiet } from "../lib/measure.ts";
 import { machineInfo, openFilesLimit, otherBenchmarks } from "../lib/proc.ts";
@@ -29,6 +33,8 @@ import { report } from "./report.ts";
 const heartbeatSeconds = 60;
 
 const options = parseOptions(process.argv.slice(2));
+const profileFlags = (dir: string | undefined) =>
+  dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
 const storedHistoryPerDevice = 5000;
 const log = progressLog();
 /** Other benchmark runs seen: before starting (after waiting for them), and later. */
@@ -100,10 +106,21 @@ async function main(): Promise<void> {
     const overloadRates = new Map<number, number>();
     for (const name of options.targets) {
       checkOthers();
-      const target = await startTarget(name, source, "bench/scripts/reference-server.ts", {
-        heartbeatSeconds,
-        profileDir: options.profileDir,
-      });
+      const target =
+        name === "sdk-pg" || name === "sdk-cluster"
+          ? await PostgresTarget.create(
+              source,
+              { heartbeatSeconds, nodeFlags: profileFlags(options.profileDir) },
+              {
+                instances: name === "sdk-pg" ? 1 : options.instances,
+                databaseUrl: options.databaseUrl,
+                natsUrl: options.natsUrl,
+              },
+            )
+          : await startTarget(name, source, "bench/scripts/reference-server.ts", {
+              heartbeatSeconds,
+              profileDir: options.profileDir,
+            });
       live.targets.add(target);
       try {
         e2e.push(await benchTarget(target, tick, options, log, (g) => live.generators.add(g), overloadRates));
