@@ -234,9 +234,11 @@ test("three instances: a device on A, a watcher on B, commands from C; A killed,
   );
   const tookMs = performance.now() - killedAt;
   t.diagnostic(`offline on B ${Math.round(tookMs)} ms after kill -9 A (lease ${leaseSeconds} s)`);
+  // The lease runs out at most `leaseSeconds` after A's last renewal; the others check every third
+  // of it. Two leases and 3 s of slack for a loaded machine.
   assert.ok(
-    tookMs < 3 * leaseSeconds * 1000 + 5_000,
-    `offline within the lease and its check (${tookMs} ms)`,
+    tookMs < 2 * leaseSeconds * 1000 + 3_000,
+    `offline within the lease and its check (${Math.round(tookMs)} ms)`,
   );
   const offlineRead = await fromC.api.getDevice({ params: s.ids });
   assert.equal(offlineRead.status, "offline", "C reads it offline too");
