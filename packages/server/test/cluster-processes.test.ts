@@ -22,7 +22,7 @@ import {
   within,
 } from "@sdk/test-helpers";
 import { postgresUrl } from "./helpers/postgres.ts";
-import { type Inbox, openSocket, wsUrl } from "./helpers/sockets.ts";
+import { basic, hello, type Inbox, openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const leaseSeconds = 2;
 const natsAddress = { host: "127.0.0.1", port: 4222 };
@@ -313,4 +313,40 @@ test("three instances: a token revoked through B closes its watch socket on C; t
     assert.equal(limited.status, 429, "the account's limit holds on every instance");
     assert.ok(Number(limited.headers.get("retry-after")) >= 1);
   }
+});
+
+test("three instances: the same board connecting to C replaces its connection on A (4000), online throughout", async (t) => {
+  const s = await cluster(t);
+  if (!s) return;
+  const onB = await watcher(t, s, s.b);
+  const device = (proc: ServerProcess) =>
+    openSocket(t, wsUrl(proc.url, "/v1/device"), {
+      headers: basic(s.credentials.deviceId, s.credentials.secret),
+    });
+  const onA = await device(s.a);
+  onA.send(hello());
+  await onA.inbox.type("welcome");
+  await onB.inbox.next((m) => m.type === "status" && m.status === "online", 15_000, "online on A, seen on B");
+  const mark = lastSeq(onB.inbox);
+
+  const onC = await device(s.c);
+  onC.send(hello());
+  await onC.inbox.type("welcome");
+  const closed = await within(onA.closed, 15_000, "A letting go of the board");
+  assert.equal(closed.code, 4000, "replaced");
+
+  // A command from B goes to the connection on C, the board's owner now.
+  onC.ws.on("message", (data) => {
+    const m = JSON.parse(data.toString());
+    if (m.type === "gpio_read") onC.send({ type: "result", id: m.id, value: { value: 1 } });
+  });
+  const answer = await s
+    .client(s.b, s.token)
+    .api.sendDeviceCommand({ params: s.ids, body: { type: "gpio_read", args: { pin: 2 } } });
+  assert.deepEqual(answer, { value: { value: 1 } });
+  assert.equal((await s.client(s.a, s.token).api.getDevice({ params: s.ids })).status, "online");
+  const offline = onB.inbox.messages.filter(
+    (m) => m.seq > mark && m.type === "status" && m.status === "offline",
+  );
+  assert.deepEqual(offline, [], "the watcher on B never saw it offline");
 });
