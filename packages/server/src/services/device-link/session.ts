@@ -366,6 +366,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
         status: "online",
         lastSeenAt: now,
         firmwareVersion: hello.firmware,
+        instanceId: registry.instanceId,
       }),
     ];
     if (hello.board !== this.board) {
@@ -412,7 +413,12 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       `disconnected (${code}${why ? `: ${why}` : ""})`,
     );
     try {
-      await repos.devices.setPresence(this.deviceId, { status: "offline", lastSeenAt: now });
+      // Where this instance (still) serves it: one that took it over meanwhile keeps it online.
+      await repos.devices.setPresence(this.deviceId, {
+        status: "offline",
+        lastSeenAt: now,
+        instanceId: registry.instanceId,
+      });
     } catch (error) {
       onError(error);
     }
