@@ -199,7 +199,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
   };
   const services = createServices(deps);
   const lease: InstanceLease | undefined =
-    cluster && clusterLease(cluster, { clock, log: logger, bus, registry, logs: services.deviceLogs });
+    cluster && clusterLease(cluster, { clock, log: logger, registry, devices: services.deviceLink });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
   // rather than stopping, which a restart policy would turn into a crash loop.
   const atBoot = async (what: string, write: () => Promise<unknown>) => {

@@ -1,15 +1,14 @@
 import type { Kysely } from "kysely";
 import type { ClusterConfig } from "../config.ts";
 import type { DB } from "../db/schema.ts";
-import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { NatsCommandRouter } from "./command-router.ts";
 import { NatsEventBus } from "./event-bus.ts";
-import { InstanceLease } from "./lease.ts";
+import { InstanceLease, type LeaseDeps } from "./lease.ts";
 import { connectNats, type NatsConnection } from "./nats.ts";
 import { ClusterDeviceRegistry } from "./registry.ts";
-import { type ClusterRepository, clusterRepository, type LostDevice } from "./repository.ts";
+import { type ClusterRepository, clusterRepository } from "./repository.ts";
 
 interface Log {
   info(message: string): void;
@@ -94,44 +93,18 @@ export async function connectCluster(
   };
 }
 
-/**
- * The instance's lease. Devices lost with a dead instance get a log line and a
- * `device.disconnected` that watchers on every instance hear.
- */
+/** The instance's lease; the device link takes the devices of dead instances offline. */
 export function clusterLease(
   cluster: Cluster,
-  deps: {
-    clock: Clock;
-    log: Log;
-    bus: EventBus;
-    registry: DeviceRegistry;
-    logs: {
-      append(
-        device: { projectId: string; deviceId: string },
-        level: "warn",
-        source: "system",
-        message: string,
-      ): Promise<void>;
-    };
-  },
+  deps: { clock: Clock; log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
 ): InstanceLease {
-  const lost = async (devices: LostDevice[], why: string) => {
-    const at = deps.clock.now();
-    await Promise.all(
-      devices.map(async (device) => {
-        const ref = { projectId: device.projectId, deviceId: device.id };
-        await deps.logs.append(ref, "warn", "system", why);
-        await deps.bus.publish("device.disconnected", { ...ref, at, reason: "server instance lost" });
-      }),
-    );
-  };
   return new InstanceLease({
     repo: cluster.repo,
     clock: deps.clock,
     instanceId: cluster.config.instanceId,
     leaseSeconds: cluster.config.leaseSeconds,
     log: deps.log,
-    lost,
+    devices: deps.devices,
     connected: () => [...deps.registry.all()].map((c) => c.deviceId),
   });
 }

@@ -1,6 +1,6 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
-import type { ClusterRepository, LostDevice } from "./repository.ts";
+import type { ClusterRepository } from "./repository.ts";
 
 interface Log {
   info(message: string): void;
@@ -14,11 +14,13 @@ export interface LeaseDeps {
   instanceId: string;
   leaseSeconds: number;
   log: Log;
-  /**
-   * Devices went offline because the instance that served them is gone: their logs say so and
-   * watchers everywhere hear `device.disconnected` (the caller writes and publishes).
-   */
-  lost: (devices: LostDevice[], why: string) => Promise<void>;
+  /** The device link's part (services/device-link.ts): presence, log lines, `device.disconnected`. */
+  devices: {
+    /** At boot: the online devices no live instance serves go offline (watchers are told). */
+    markOfflineExcept(liveInstanceIds: string[]): Promise<void>;
+    /** A dead instance's devices go offline, once across the cluster (watchers are told). */
+    markInstanceOffline(deadInstanceId: string): Promise<void>;
+  };
   /** This instance's connected devices (to reclaim them if it was ever taken for dead). */
   connected: () => string[];
 }
@@ -48,13 +50,7 @@ export class InstanceLease implements Lifecycle {
     await repo.upsertInstance({ id: instanceId, startedAt: now, leaseUntil: this.#until(now) });
     this.#begun = true;
     await this.#sweep(now);
-    const orphans = await repo.offlineUnlessAlive(instanceId, now);
-    if (orphans.length > 0)
-      await this.#deps.lost(
-        orphans,
-        "the server instance that served the device stopped without closing its connection " +
-          "(a crash, a kill or a power cut): the device went offline with it",
-      );
+    await this.#deps.devices.markOfflineExcept(await repo.liveInstances(instanceId, now));
   }
 
   start(): void {
@@ -105,18 +101,11 @@ export class InstanceLease implements Lifecycle {
   }
 
   async #sweep(now: number): Promise<void> {
-    const { repo, log } = this.#deps;
-    for (const dead of await repo.deleteExpired(now)) {
-      const devices = await repo.offlineOfInstance(dead);
-      log.warn(
-        `instance ${dead} stopped renewing its lease: it is taken for dead, ` +
-          `${devices.length} device(s) it served are offline`,
+    for (const dead of await this.#deps.repo.deleteExpired(now)) {
+      this.#deps.log.warn(
+        `instance ${dead} stopped renewing its lease: it is taken for dead and its devices go offline`,
       );
-      if (devices.length > 0)
-        await this.#deps.lost(
-          devices,
-          `the server instance that served the device (${dead}) stopped answering: the device went offline with it`,
-        );
+      await this.#deps.devices.markInstanceOffline(dead);
     }
   }
 

@@ -1,26 +1,17 @@
-import type { Kysely } from "kysely";
-import type { DB, InstancesTable } from "../db/schema.ts";
-
-/** A device that went offline with the instance that served it. */
-export interface LostDevice {
-  id: string;
-  projectId: string;
-  lastSeenAt: number | null;
-}
-
-const lostColumns = ["id", "projectId", "lastSeenAt"] as const;
+import type { Kysely, Selectable } from "kysely";
+import type { DB } from "../db/schema.ts";
 
 /** Ids in one `IN (…)` (well below PostgreSQL's parameter limit). */
 const maxIdsPerStatement = 500;
 
 /**
- * The cluster's SQL (docs/scaling.md): instance leases, and the presence changes that follow from
- * an instance's life and death. A device's presence otherwise belongs to the devices repository.
+ * The cluster's SQL (docs/scaling.md): instance leases, and the ownership of devices as the
+ * registry and the lease read it. Presence writes otherwise belong to the devices repository.
  */
 export function clusterRepository(db: Kysely<DB>) {
   return {
     /** The instance is alive until `leaseUntil`; a restart with the same INSTANCE_ID takes its row over. */
-    upsertInstance: ({ id, startedAt, leaseUntil }: InstancesTable) =>
+    upsertInstance: ({ id, startedAt, leaseUntil }: Selectable<DB["instances"]>) =>
       db
         .insertInto("instances")
         .values({ id, startedAt, leaseUntil })
@@ -53,41 +44,16 @@ export function clusterRepository(db: Kysely<DB>) {
         .executeTakeFirst();
       return row?.status === "online" ? (row.instanceId ?? null) : null;
     },
-    /**
-     * The devices a dead (or stopped) instance served go offline, once: a device that another
-     * instance serves by now keeps its row.
-     */
-    offlineOfInstance: (instanceId: string) =>
-      db
-        .updateTable("devices")
-        .set({ status: "offline", instanceId: null })
-        .where("instanceId", "=", instanceId)
-        .where("status", "=", "online")
-        .returning(lostColumns)
-        .execute(),
-    /**
-     * At boot of an instance: the devices still online for no live instance (one that stopped
-     * without closing them, or this instance's previous life) go offline; those of live instances
-     * stay as they are.
-     */
-    offlineUnlessAlive: (self: string, now: number) =>
-      db
-        .updateTable("devices")
-        .set({ status: "offline", instanceId: null })
-        .where("status", "=", "online")
-        .where((eb) =>
-          eb.or([
-            eb("instanceId", "is", null),
-            eb("instanceId", "=", self),
-            eb(
-              "instanceId",
-              "not in",
-              eb.selectFrom("instances").select("id").where("leaseUntil", ">=", now),
-            ),
-          ]),
-        )
-        .returning(lostColumns)
-        .execute(),
+    /** The instances alive at `now` other than `self`. */
+    liveInstances: async (self: string, now: number) =>
+      (
+        await db
+          .selectFrom("instances")
+          .select("id")
+          .where("leaseUntil", ">=", now)
+          .where("id", "!=", self)
+          .execute()
+      ).map((r) => r.id),
     /** After this instance was taken for dead while it was not: its devices are its own again. */
     reclaim: async (self: string, deviceIds: string[]) => {
       for (let i = 0; i < deviceIds.length; i += maxIdsPerStatement)
