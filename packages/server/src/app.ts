@@ -95,6 +95,8 @@ export interface Server {
   bus: EventBus;
   database: Database;
   config: Config;
+  /** This server as an instance of a cluster (NATS_URL, docs/scaling.md); null for one process. */
+  cluster: { instanceId: string; lease: InstanceLease; close(): Promise<void> } | null;
   /** `http://host:port` once listening. */
   url: string;
   listen(): Promise<string>;
@@ -337,6 +339,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     bus,
     database,
     config,
+    cluster: cluster && lease ? { instanceId: cluster.config.instanceId, lease, close: cluster.close } : null,
     url: "",
     async listen() {
       // A deep accept queue: after a restart, thousands of boards reconnect at once.

@@ -78,6 +78,17 @@ export class InstanceLease implements Lifecycle {
     }
   }
 
+  /**
+   * Stops renewing and leaves the row, as a process that died would: the other instances take
+   * this one for dead once the lease ends (tests of a crash in one process).
+   */
+  async halt(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+    this.#begun = false;
+  }
+
   /** Renews the lease, then sweeps the dead instances. Never rejects (it logs). */
   async renew(): Promise<void> {
     const { repo, clock, instanceId, log } = this.#deps;
