@@ -205,3 +205,35 @@ test("cluster: startup refuses an unreachable NATS and a missing key file, and n
   const server = await createTestServer(t, { dataDir, env });
   assert.equal(server.cluster?.instanceId.startsWith("i-"), true);
 });
+
+test("cluster: a clean stop removes the instance's lease row and takes its devices offline; the others carry on", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  const { token, ids, credentials } = await deviceOf(a);
+  const sim = simulatedBoard(t, new URL(a.url).host, credentials).start();
+  await sim.waitFor("connected");
+  const instances = async () =>
+    (await b.server.database.db.selectFrom("instances").select("id").orderBy("id").execute()).map(
+      (r) => r.id,
+    );
+  assert.deepEqual(await instances(), ["i-a", "i-b"]);
+  const disconnected = sim.waitFor("disconnected");
+  await a.server.close();
+  assert.equal((await disconnected).code, 1001, "going away");
+  assert.deepEqual(await instances(), ["i-b"]);
+  const viaB = b.client(token);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "offline");
+  // The board comes back through B.
+  const again = simulatedBoard(t, new URL(b.url).host, credentials).start();
+  await again.waitFor("connected");
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  assert.deepEqual(
+    await viaB.api.sendDeviceCommand({
+      params: ids,
+      body: { type: "gpio_write", args: { pin: 2, value: 1 } },
+    }),
+    { value: null },
+  );
+});
