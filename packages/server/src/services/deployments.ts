@@ -79,7 +79,7 @@ export function deploymentsService(deps: {
   const { repos, files, scripts, rollouts, bus, clock, kept, onError } = deps;
   const view = (row: DeploymentRow) => viewWith(row, rollouts.view(row));
   const throttle = new DeployThrottle(clock);
-  bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId));
+  bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId), { everywhere: true });
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
