@@ -9,7 +9,11 @@ import { NatsEventBus } from "../src/cluster/event-bus.ts";
 import { connectNats, type NatsConnection } from "../src/cluster/nats.ts";
 import { type ClusterConfig, loadConfig } from "../src/config.ts";
 
-const binary = process.env.TEST_NATS_SERVER ?? "nats-server";
+/** nats-server from PATH, or where Debian's package puts it (a PATH without /usr/sbin). */
+const binary =
+  process.env.TEST_NATS_SERVER ??
+  ["nats-server", "/usr/sbin/nats-server"].find((b) => spawnSync(b, ["--version"]).status === 0) ??
+  "nats-server";
 const available = spawnSync(binary, ["--version"]).status === 0;
 
 async function freePort(): Promise<number> {
