@@ -187,7 +187,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     cluster?.bus ?? new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
   const registry: DeviceRegistry = cluster?.registry ?? new LocalDeviceRegistry();
   const router: CommandRouter = cluster?.router ?? new LocalCommandRouter();
-  const deps = {
+  const services = createServices({
     config,
     database,
     box,
@@ -198,8 +198,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     router,
     onError,
     serverUrl: () => config.publicUrl ?? server.url,
-  };
-  const services = createServices(deps);
+  });
   const lease: InstanceLease | undefined =
     cluster && clusterLease(cluster, { clock, log: logger, registry, devices: services.deviceLink });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
