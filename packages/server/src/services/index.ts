@@ -107,7 +107,6 @@ export function createServices({
     repos,
     bus,
     router,
-    registry,
     link: deviceLink,
     logs: deviceLogs,
     state: deviceState,
