@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { deviceCloseCodes } from "@sdk/protocol";
 import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
 import { InProcessEventBus } from "../src/events/bus.ts";
@@ -55,7 +55,11 @@ class TakeoverRegistry implements DeviceRegistry {
   }
 }
 
-test("a device another instance took over: its socket here closes with 4000, its script instance ends, it stays online", async (t) => {
+/**
+ * A project whose script logs its instance's start and end, one device, and instance i-a: services
+ * of their own on the server's database, with the registry above, serving the device (connected).
+ */
+async function instanceWithDevice(t: TestContext) {
   const s = await scriptProject(t);
   await deploy(
     t,
@@ -68,8 +72,6 @@ export default class Hello extends DeviceScript {
 }`,
   );
   const { device, credentials, ids } = await s.addDevice();
-
-  // Instance i-a: services of their own on the same database, with the registry above.
   const registry = new TakeoverRegistry();
   const bus = new InProcessEventBus((error) => {
     throw error;
@@ -92,12 +94,12 @@ export default class Hello extends DeviceScript {
   const disconnected: string[] = [];
   bus.subscribe("device.disconnected", (e) => void disconnected.push(e.deviceId));
 
-  let closed: { code: number; reason: string } | undefined;
+  const socket: { closed?: { code: number; reason: string } } = {};
   const auth = await services.deviceLink.authenticate(device.id, credentials.secret);
   const session = services.deviceLink.open(auth, {
     send: () => {},
     close: (code, reason) => {
-      closed = { code, reason };
+      socket.closed = { code, reason };
       void session.closed(code, reason);
     },
   });
@@ -105,13 +107,21 @@ export default class Hello extends DeviceScript {
   await waitUntil(async () => (await s.logs(device.id)).includes("script up"), 10_000, "the script instance");
   assert.equal((await s.client.api.getDevice({ params: ids })).status, "online");
   assert.equal(await services.deviceLink.isOnline(device.id), true);
-
-  // Instance i-b: the device said hello there (its presence write), and i-a is told.
   const repos = createRepositories(s.server.database.db, s.server.database.batcher);
-  await repos.devices.setPresence(device.id, { status: "online", lastSeenAt: Date.now(), instanceId: "i-b" });
+  /** Instance i-b: the device said hello there (its presence write). */
+  const helloOnB = () =>
+    repos.devices.setPresence(device.id, { status: "online", lastSeenAt: Date.now(), instanceId: "i-b" });
+  return { s, device, ids, registry, services, session, socket, errors, disconnected, helloOnB };
+}
+
+test("a device another instance took over: its socket here closes with 4000, its script instance ends, it stays online", async (t) => {
+  const { s, device, ids, registry, services, socket, errors, disconnected, helloOnB } =
+    await instanceWithDevice(t);
+  // The device said hello to instance i-b, and i-a is told.
+  await helloOnB();
   registry.takenOver(device.id, "i-b");
 
-  assert.deepEqual(closed, {
+  assert.deepEqual(socket.closed, {
     code: deviceCloseCodes.replaced,
     reason: "replaced by a new connection on another server instance",
   });
@@ -144,4 +154,19 @@ export default class Hello extends DeviceScript {
     "not served here: the local router answers device_offline",
   );
   assert.deepEqual(errors, []);
+});
+
+test("a socket here that closes after another instance took the device over, before this one is told: it stays online, no one is told it went offline", async (t) => {
+  const { s, device, ids, services, session, errors, disconnected, helloOnB } = await instanceWithDevice(t);
+  await helloOnB();
+  await session.closed(1006, "");
+  assert.equal((await s.client.api.getDevice({ params: ids })).status, "online", "served by i-b");
+  assert.deepEqual(disconnected, [], "no device.disconnected");
+  await waitUntil(
+    async () => (await s.logs(device.id)).includes("script down"),
+    10_000,
+    "its instance ended",
+  );
+  assert.deepEqual(errors, []);
+  assert.equal(services.deviceLink.connectedHere(device.id), false);
 });

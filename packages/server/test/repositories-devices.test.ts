@@ -313,12 +313,26 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
     assert.equal(await instanceOf(a.id), "i-a");
     // Taken over by i-b; i-a's offline write (its socket closed late) does not apply.
     await devices.setPresence(a.id, { status: "online", lastSeenAt: T0 + 1, instanceId: "i-b" });
-    await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" });
+    assert.equal(
+      await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+      false,
+      "not applied",
+    );
+    // In one commit with other devices' changes, it alone is spared.
+    const together = await Promise.all([
+      devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+      devices.setPresence(d.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+      devices.setPresence(e.id, { status: "online", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+    ]);
+    assert.deepEqual(together, [false, true, true]);
     assert.deepEqual([await statusOf(a.id), await instanceOf(a.id)], ["online", "i-b"]);
     const seen = await devices.find(asAlice, aliceProject.id, a.id);
     assert.equal(seen?.lastSeenAt, T0 + 1, "nothing of the stale write");
     // The serving instance's offline write applies, and so does any on a row without an instance.
-    await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 3, instanceId: "i-b" });
+    assert.equal(
+      await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 3, instanceId: "i-b" }),
+      true,
+    );
     assert.deepEqual([await statusOf(a.id), await instanceOf(a.id)], ["offline", null]);
     await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 4, instanceId: "i-c" });
     assert.equal((await devices.find(asAlice, aliceProject.id, a.id))?.lastSeenAt, T0 + 4);

@@ -25,6 +25,8 @@ interface Presence {
   firmwareVersion?: string;
   /** The instance writing: online, it serves the device now; offline, it served it until now. */
   instanceId: string;
+  /** Set by the write: an offline change not applied (another instance serves the device now). */
+  spared?: boolean;
 }
 
 /** A device marked offline for lack of a connection (a crash, a dead instance), for its log line. */
@@ -83,7 +85,9 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   const presenceLane: Lane<Presence> = {
     async write(tx, rows) {
       const latest = new Map<string, Presence>();
+      const byId = new Map<string, Presence[]>();
       for (const row of rows) {
+        row.spared = false;
         const earlier = latest.get(row.id);
         latest.set(
           row.id,
@@ -91,31 +95,40 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
             ? { ...row, firmwareVersion: earlier.firmwareVersion }
             : row,
         );
+        const same = byId.get(row.id);
+        if (same) same.push(row);
+        else byId.set(row.id, [row]);
       }
-      const groups = new Map<string, { values: Omit<Presence, "id">; ids: string[] }>();
-      for (const { id, ...values } of latest.values()) {
+      const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
+      for (const { id, spared: _, ...values } of latest.values()) {
         const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
         const group = groups.get(key);
         if (group) group.ids.push(id);
         else groups.set(key, { values, ids: [id] });
       }
       for (const { values, ids } of groups.values()) {
-        const online = values.status === "online";
         for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
-          let update = tx
+          const some = ids.slice(i, i + maxIdsPerStatement);
+          const update = tx
             .updateTable("devices")
             .set({
               status: values.status,
               lastSeenAt: values.lastSeenAt,
-              instanceId: online ? values.instanceId : null,
+              instanceId: values.status === "online" ? values.instanceId : null,
               ...(values.firmwareVersion === undefined ? {} : { firmwareVersion: values.firmwareVersion }),
             })
-            .where("id", "in", ids.slice(i, i + maxIdsPerStatement));
-          if (!online)
-            update = update.where((eb) =>
-              eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]),
-            );
-          await update.execute();
+            .where("id", "in", some);
+          if (values.status === "online") {
+            await update.execute();
+            continue;
+          }
+          const applied = await update
+            .where((eb) => eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]))
+            .returning("id")
+            .execute();
+          if (applied.length === some.length) continue;
+          const done = new Set(applied.map((r) => r.id));
+          for (const id of some) if (!done.has(id)) for (const row of byId.get(id) ?? []) row.spared = true;
         }
       }
     },
@@ -200,13 +213,17 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       }),
     /**
      * For the device socket: presence changes reported by the authenticated connection, written by
-     * instance `instanceId` (presenceLane says what an offline write does to a device another
-     * instance took over). Group-committed: after a restart thousands of boards say hello at once.
+     * instance `instanceId`. Group-committed: after a restart thousands of boards say hello at once.
+     * False when an offline change did not apply: another instance serves the device now (presenceLane).
      */
-    setPresence: (
+    setPresence: async (
       id: string,
       fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string; instanceId: string },
-    ) => batcher.add(presenceLane, { id, ...fields }),
+    ): Promise<boolean> => {
+      const row: Presence = { id, ...fields };
+      await batcher.add(presenceLane, row);
+      return !row.spared;
+    },
     /**
      * At boot no device is connected yet. Returns the devices that were still online: the server
      * stopped without closing their connections (a crash, a kill, a power cut).

@@ -4,6 +4,7 @@ import { AppError } from "../errors.ts";
 import type { Unsubscribe } from "../events/bus.ts";
 import { hashSecret } from "../lib/tokens.ts";
 import type { CommandRouter } from "../link/command-router.ts";
+import type { DeviceConnection } from "../link/registry.ts";
 import type { LostDevice } from "../repositories/devices.ts";
 import type { Principal } from "./auth.ts";
 import { validateCommand } from "./device-link/command-args.ts";
@@ -53,11 +54,17 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
   let unsubscribe: Unsubscribe[] = [];
   /** Every connection whose socket is open or whose frames are still being handled. */
   const sessions = new Set<DeviceSession>();
+  /** Told when a device this instance served is served by another one now (its script instance ends). */
+  const releasedHandlers = new Set<(device: DeviceConnection) => void>();
+  const released = (connection: DeviceConnection) => {
+    for (const handler of releasedHandlers) handler(connection);
+  };
   const context = {
     ...deps,
     nextCommandId: commandIds(),
     stopping: () => stopping,
     settled: (session: DeviceSession) => void sessions.delete(session),
+    released,
   };
   /** The close code and reason of the connections when the server stops. */
   const farewell = (): { code: number; reason: string } =>
@@ -122,6 +129,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
             deviceCloseCodes.replaced,
             "replaced by a new connection on another server instance",
           );
+          released(connection);
         }),
       ];
     },
@@ -136,6 +144,16 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     },
 
     farewell,
+
+    /**
+     * Another instance serves a device this one served (it took the connection over), without a
+     * `device.disconnected`: the local effects of a disconnect (its script instance) are the
+     * handler's. Never called in one process. Returns the unsubscribe.
+     */
+    onReleased(handler: (device: DeviceConnection) => void): () => void {
+      releasedHandlers.add(handler);
+      return () => void releasedHandlers.delete(handler);
+    },
 
     /**
      * Server shutdown: each connected device's log says so and the device is offline from now (the

@@ -107,7 +107,6 @@ export function createServices({
     repos,
     bus,
     router,
-    registry,
     link: deviceLink,
     logs: deviceLogs,
     state: deviceState,
@@ -189,8 +188,8 @@ export function createServices({
     tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
     alerts,
     /** Alert rules over the bus and the webhook delivery queue (a lifecycle part). */
-    // connectedHere: one process's answer. In a cluster, deviceLink.isOnline (async) also knows the
-    // devices other instances serve: the alert monitor is to take it once it awaits the answer.
+    // Asked every tick for each offline device: connected to this instance, no query (a device
+    // another instance serves is known from the database, deviceLink.isOnline or the bus).
     alertMonitor: new AlertMonitor({
       alerts,
       repos,

@@ -3,7 +3,6 @@ import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus, Unsubscribe } from "../events/bus.ts";
 import type { CommandRouter } from "../link/command-router.ts";
-import type { DeviceRegistry } from "../link/registry.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { LogCollapser } from "../scripts/log-collapser.ts";
 import { type RemoteHost, type RemoteSandbox, scriptPool } from "../scripts/pool.ts";
@@ -81,8 +80,6 @@ export function scriptHostService(deps: {
   bus: EventBus;
   /** Messages for a device's script go to the instance serving the device. */
   router: CommandRouter;
-  /** Tells when another instance took over a device this one served (its script instance ends). */
-  registry: Pick<DeviceRegistry, "onReleased">;
   link: DeviceLinkService;
   logs: DeviceLogsService;
   state: DeviceStateService;
@@ -98,7 +95,7 @@ export function scriptHostService(deps: {
   docsBaseUrl: () => string;
   onError: (error: unknown) => void;
 }) {
-  const { repos, bus, router, registry, link, logs, state, env, limits, onError } = deps;
+  const { repos, bus, router, link, logs, state, env, limits, onError } = deps;
   const published = link.publishScriptMessage;
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
@@ -452,7 +449,7 @@ export function scriptHostService(deps: {
         bus.subscribe("device.connected", (device) => connect(device, device.board)),
         bus.subscribe("device.disconnected", disconnect),
         // Another instance serves the device now: its script instance here ends (no event says so).
-        registry.onReleased((connection) => disconnect(connection)),
+        link.onReleased((connection) => disconnect(connection)),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
           const p = projects.get(projectId);
           if (p?.holding) hold(p, deviceId, message);

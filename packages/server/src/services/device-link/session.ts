@@ -76,6 +76,8 @@ export interface SessionContext extends LinkDeps {
   stopping(): boolean;
   /** The session's socket closed and everything it read has been handled. */
   settled(session: DeviceSession): void;
+  /** The connection closed while another instance serves the device: no device.disconnected. */
+  released(session: DeviceSession): void;
 }
 
 const helloTimeoutMs = 10_000;
@@ -361,7 +363,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
     const now = clock.now();
     // Queued together (one group commit, not one after another): presence, then the log lines.
-    const writes: Promise<void>[] = [
+    const writes: Promise<unknown>[] = [
       repos.devices.setPresence(this.deviceId, {
         status: "online",
         lastSeenAt: now,
@@ -413,12 +415,14 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       `disconnected (${code}${why ? `: ${why}` : ""})`,
     );
     try {
-      // Where this instance (still) serves it: one that took it over meanwhile keeps it online.
-      await repos.devices.setPresence(this.deviceId, {
+      // Where this instance (still) serves it: another instance that took it over before this one
+      // heard of it keeps it online, and no one is told it went offline.
+      const applied = await repos.devices.setPresence(this.deviceId, {
         status: "offline",
         lastSeenAt: now,
         instanceId: registry.instanceId,
       });
+      if (!applied) return this.#context.released(this);
     } catch (error) {
       onError(error);
     }
