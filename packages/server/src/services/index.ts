@@ -115,6 +115,20 @@ export function createServices({
     docsBaseUrl: serverUrl,
     onError,
   });
+  /** What this instance does for the devices it serves (or finds offline), whichever instance asked. */
+  const serveRouted: RoutedHandler = async (device, request) => {
+    switch (request.kind) {
+      case "command":
+        return deviceLink.serveCommand(device, request.type, request.args, request.source);
+      case "raw":
+        deviceLink.sendRawHere(device, request.message);
+        return null;
+      case "message":
+        scripts.deliverHere(device, request.message);
+        return null;
+    }
+  };
+  router.serve(serveRouted);
   const rollouts = rolloutsService({
     repos,
     scripts,
@@ -134,20 +148,6 @@ export function createServices({
     version,
     deploymentsKept: config.deploymentsKept,
   });
-  /** What this instance does for the devices it serves (or finds offline), whichever instance asked. */
-  const serveRouted: RoutedHandler = async (device, request) => {
-    switch (request.kind) {
-      case "command":
-        return deviceLink.serveCommand(device, request.type, request.args, request.source);
-      case "raw":
-        deviceLink.sendRawHere(device, request.message);
-        return null;
-      case "message":
-        scripts.deliverHere(device, request.message);
-        return null;
-    }
-  };
-  router.serve(serveRouted);
   const alerts = alertsService({ repos, box, clock, allowPrivate: config.webhooks.allowPrivate, version });
   return {
     /** Commands, raw messages and script messages go through it to the instance serving the device. */
