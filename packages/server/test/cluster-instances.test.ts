@@ -206,14 +206,17 @@ test("cluster: startup refuses an unreachable NATS and a missing key file, and n
   assert.equal(server.cluster?.instanceId.startsWith("i-"), true);
 });
 
-test("cluster: a clean stop removes the instance's lease row and takes its devices offline; the others carry on", async (t) => {
+test("cluster: a clean stop removes the instance's lease row and takes its devices offline (watchers on the others hear it); the others carry on", async (t) => {
   const env = await clusterEnv(t);
   if (!env) return;
   const a = await instance(t, env, "i-a");
   const b = await instance(t, env, "i-b");
-  const { token, ids, credentials } = await deviceOf(a);
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const watch = await openSocket(t, wsUrl(b.url, watchPath), { headers: bearer(token) });
+  await watch.inbox.type("snapshot");
   const sim = simulatedBoard(t, new URL(a.url).host, credentials).start();
   await sim.waitFor("connected");
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
   const instances = async () =>
     (await b.server.database.db.selectFrom("instances").select("id").orderBy("id").execute()).map(
       (r) => r.id,
@@ -223,6 +226,7 @@ test("cluster: a clean stop removes the instance's lease row and takes its devic
   await a.server.close();
   assert.equal((await disconnected).code, 1001, "going away");
   assert.deepEqual(await instances(), ["i-b"]);
+  await watch.inbox.next((m) => m.type === "status" && m.status === "offline");
   const viaB = b.client(token);
   assert.equal((await viaB.api.getDevice({ params: ids })).status, "offline");
   // The board comes back through B.

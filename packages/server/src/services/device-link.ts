@@ -167,11 +167,21 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       await Promise.all(
         connections.map((connection) => {
           const logged = deps.logs.append(connection, "warn", "system", serverStoppingLine);
+          // Watchers on the other instances of a cluster hear it (this instance's close with it).
           const offline = repos.devices
             .setPresence(connection.deviceId, {
               status: "offline",
               lastSeenAt: now,
               instanceId: registry.instanceId,
+            })
+            .then((applied) => {
+              if (applied)
+                return bus.publish("device.disconnected", {
+                  projectId: connection.projectId,
+                  deviceId: connection.deviceId,
+                  at: now,
+                  reason: "server stopping",
+                });
             })
             .catch(deps.onError);
           return Promise.all([logged, offline]);
