@@ -347,9 +347,7 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       deviceLog(w, `Home Assistant: command dropped: ${command.error}`);
       return;
     }
-    try {
-      services.scripts.deliver({ projectId: w.projectId, deviceId: w.deviceId }, { ...command });
-    } catch (error) {
+    const dropped = (error: unknown) => {
       if (!(error instanceof AppError)) {
         // Thrown in the MQTT client's message listener it would end the process: logged, dropped.
         logger.error({ err: error }, `Home Assistant bridge: a command on ${topic} failed; dropped`);
@@ -357,6 +355,16 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       }
       const why = error.code === "device_offline" ? "the device is offline" : "no script runs for it";
       deviceLog(w, `Home Assistant: a command for "${entityId}" was dropped: ${why}`);
+    };
+    try {
+      // On the instance serving the device, wherever it is (a cluster routes it there).
+      const delivered: unknown = services.scripts.deliver(
+        { projectId: w.projectId, deviceId: w.deviceId },
+        { ...command },
+      );
+      if (delivered instanceof Promise) delivered.catch(dropped);
+    } catch (error) {
+      dropped(error);
     }
   }
 
