@@ -21,35 +21,12 @@ import {
   waitForHealth,
   within,
 } from "@sdk/test-helpers";
+import { natsCluster } from "./helpers/nats.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { basic, hello, type Inbox, openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const leaseSeconds = 2;
-const natsAddress = { host: "127.0.0.1", port: 4222 };
 const password = "correct horse battery";
-
-/** Whether a NATS server greets on 127.0.0.1:4222 (its first line is `INFO {…}`). */
-function natsAnswers(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(natsAddress);
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2_000, () => done(false));
-    socket.once("error", () => done(false));
-    socket.once("data", (data) => done(data.toString().startsWith("INFO ")));
-  });
-}
-
-/** The NATS URL, or null after skipping the test with the reason (a failure in CI). */
-async function natsUrl(t: TestContext): Promise<string | null> {
-  if (await natsAnswers()) return `nats://${natsAddress.host}:${natsAddress.port}`;
-  const where = `${natsAddress.host}:${natsAddress.port}`;
-  if (process.env.CI) throw new Error(`NATS is required in CI but nothing answers on ${where}`);
-  t.skip(`NATS not reachable at ${where} (start nats-server to run the three-process cluster test)`);
-  return null;
-}
 
 /**
  * A TCP forwarder standing in for the proxy in front of a cluster: each connection goes to the
@@ -109,14 +86,14 @@ async function instance(t: TestContext, id: string, env: Record<string, string>)
 async function cluster(t: TestContext) {
   const databaseUrl = await postgresUrl(t);
   if (!databaseUrl) return null;
-  const nats = await natsUrl(t);
+  const nats = await natsCluster(t);
   if (!nats) return null;
   const keyFile = path.join(tempDir(t, "sdk-cluster-key-"), "secret.key");
   fs.writeFileSync(keyFile, randomBytes(32).toString("base64"), { mode: 0o600 });
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_URL: nats,
-    CLUSTER_NAME: `test-${randomBytes(4).toString("hex")}`,
+    NATS_URL: nats.natsUrl,
+    CLUSTER_NAME: nats.clusterName,
     CLUSTER_LEASE_SECONDS: String(leaseSeconds),
     SECRET_KEY_FILE: keyFile,
     TRUST_PROXY: "true",
