@@ -51,7 +51,12 @@ test("watch sockets on one instance close for revocations and deletions made thr
   const ended: ProjectEvent[] = [];
   watchOn(c).subscribeProject(principal, "prj_1", (e) => void ended.push(e));
   projectGone = true;
-  await b.publish("user.deleted", { actorId: "usr_admin", userId: "usr_1" });
+  await b.publish("user.deleted", {
+    actorId: "usr_admin",
+    userId: "usr_1",
+    email: "a@example.com",
+    projects: 1,
+  });
   await delivered();
   assert.deepEqual(
     ended.map((e) => e.type),
