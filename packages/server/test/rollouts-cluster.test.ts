@@ -12,16 +12,17 @@ import { rolloutsService } from "../src/services/rollouts.ts";
 import { TestClock } from "./helpers/clock.ts";
 
 const minute = 60_000;
+const fail = (error: unknown) => assert.fail(error as Error);
 
 function service(cluster: boolean) {
   return rolloutsService({
     repos: {} as never,
     scripts: {} as never,
     logs: {} as never,
-    bus: new InProcessEventBus(assert.fail),
+    bus: new InProcessEventBus(fail),
     clock: new TestClock(),
     windowSeconds: 300,
-    onError: assert.fail,
+    onError: fail,
     cluster,
   });
 }
@@ -87,7 +88,7 @@ test("boot recovery in a cluster leaves running watches to their instance", asyn
   const recover = (cluster: boolean) =>
     recoverRollouts({
       repos,
-      bus: new InProcessEventBus(assert.fail),
+      bus: new InProcessEventBus(fail),
       clock,
       deviceLog: async (_l, _level, message) => logged.push(message),
       cluster,
