@@ -2,18 +2,22 @@
 // joined by the contract's delivery rule (helpers/cluster-buses.ts). Events are published once, on
 // one instance; a device may go offline on one and come back on the other.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { waitUntil } from "@sdk/test-helpers";
 import type { EventBus } from "../src/events/bus.ts";
+import { SecretBox } from "../src/lib/secret-box.ts";
 import { AlertMonitor } from "../src/services/alert-monitor.ts";
-import type { Alert, AlertsService } from "../src/services/alerts.ts";
+import { type Alert, type AlertsService, alertsService } from "../src/services/alerts.ts";
+import type { Principal } from "../src/services/auth.ts";
+import { receiver } from "./helpers/alerts.ts";
 import { TestClock } from "./helpers/clock.ts";
 import { clusterBuses } from "./helpers/cluster-buses.ts";
 import { type Ctx, repositorySuites } from "./helpers/repository-suite.ts";
 
 const minute = 60_000;
 
-async function twoInstances(c: Ctx) {
+async function twoInstances(c: Ctx, options: { rule?: boolean } = {}) {
   const clock = new TestClock();
   const { buses, delivered } = clusterBuses(2);
   const user = await c.user();
@@ -22,15 +26,16 @@ async function twoInstances(c: Ctx) {
   const presence = (status: "online" | "offline") =>
     c.database.db.updateTable("devices").set({ status }).where("id", "=", device.id).execute();
   await presence("online");
-  await c.repos.alerts.insertRule({
-    id: "rule_1",
-    projectId: project.id,
-    kind: "device_offline",
-    minutes: 5,
-    count: null,
-    windowMinutes: null,
-    createdAt: clock.now(),
-  });
+  if (options.rule !== false)
+    await c.repos.alerts.insertRule({
+      id: "rule_1",
+      projectId: project.id,
+      kind: "device_offline",
+      minutes: 5,
+      count: null,
+      windowMinutes: null,
+      createdAt: clock.now(),
+    });
   const raised: { type: Alert["type"]; by: string }[] = [];
   /** Which instance the device is connected to, if any. */
   let servedBy: "A" | "B" | null = "A";
@@ -74,6 +79,7 @@ async function twoInstances(c: Ctx) {
   return {
     clock,
     raised,
+    ids,
     monitors,
     /** Two whole ticks of each running monitor from now. */
     async ticked(names: ("A" | "B")[] = ["A", "B"]) {
@@ -156,5 +162,73 @@ repositorySuites("alerts in a cluster", ({ setup }) => {
     await s.ticked(["A"]);
     assert.deepEqual(s.raised.at(-1), { type: "device.online", by: "A" });
     assert.equal(s.raised.length, 4);
+  });
+});
+
+repositorySuites("alert deliveries in a cluster", ({ setup }) => {
+  test("two instances working one queue attempt each delivery once", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const hook = await receiver(t);
+    const clock = new TestClock(Date.now());
+    const box = new SecretBox(randomBytes(32));
+    const [a, b] = [1, 2].map(() =>
+      alertsService({
+        repos: c.repos,
+        box,
+        clock,
+        allowPrivate: ["loopback"],
+        version: "0.0.0",
+        shared: true,
+      }),
+    ) as [AlertsService, AlertsService];
+    const user = await c.user({ role: "admin" });
+    const project = await c.project(user.id);
+    const principal = { user, via: "token", credentialId: "tok_1" } as Principal;
+    await a.createWebhook(principal, project.id, { url: hook.url });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(...(await a.raise({ projectId: project.id, type: "test", message: `alert ${i}` })));
+    const failed = (error: unknown) => assert.fail(error as Error);
+    // Both instances' monitors tick (at most two attempts per webhook at once on each).
+    await waitUntil(
+      async () => {
+        await Promise.all([a.deliverDue(failed), b.deliverDue(failed)]);
+        for (const id of ids) if ((await c.repos.alerts.delivery(id))?.status !== "delivered") return false;
+        return true;
+      },
+      10_000,
+      "every delivery delivered",
+    );
+    await Promise.all([a.stop(), b.stop()]);
+    assert.deepEqual(
+      hook.received.map((r) => r.body.message).sort(),
+      ["alert 0", "alert 1", "alert 2", "alert 3", "alert 4"],
+      "each delivery reached the receiver once",
+    );
+  });
+
+  test("a rule added through another instance is in force within seconds", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const s = await twoInstances(c, { rule: false });
+    t.after(() => Promise.all(s.monitors.map((m) => m.stop())));
+    await s.disconnect("A");
+    s.clock.advance(6 * minute);
+    await s.ticked();
+    assert.deepEqual(s.raised, [], "no rule yet");
+    // Added through instance B: A's own service never hears of it.
+    await c.repos.alerts.insertRule({
+      id: "rule_2",
+      projectId: s.ids.projectId,
+      kind: "device_offline",
+      minutes: 5,
+      count: null,
+      windowMinutes: null,
+      createdAt: s.clock.now(),
+    });
+    s.clock.advance(5_000);
+    await waitUntil(() => s.raised.length > 0, 5_000, "device.offline");
+    assert.deepEqual(s.raised, [{ type: "device.offline", by: "A" }]);
   });
 });

@@ -6,6 +6,8 @@ import type { Repositories } from "../repositories/index.ts";
 import type { Alert, AlertsService } from "./alerts.ts";
 
 const minute = 60_000;
+/** In a cluster, how long the rules read are used before they are read again. */
+const sharedRulesMs = 5_000;
 const server = { userId: "", isAdmin: true };
 
 /**
@@ -49,6 +51,8 @@ export class AlertMonitor implements Lifecycle {
   #alerted = new Set<string>();
   #rules = new Map<string, AlertRuleRow[]>();
   #rulesVersion = -1;
+  /** In a cluster: when the cached rules were read (rules change through other instances too). */
+  #rulesReadAt = 0;
 
   constructor(deps: {
     alerts: AlertsService;
@@ -63,7 +67,8 @@ export class AlertMonitor implements Lifecycle {
     isOnline: (deviceId: string) => boolean;
     /**
      * Other instances serve devices too (a cluster): a device.offline episode may have been opened
-     * by another instance, so the instance serving a device that connects closes it if open.
+     * by another instance, so the instance serving a device that connects closes it if open; and
+     * rules change through the others, so the rules read are used for 5 s at most.
      */
     shared?: boolean;
     tickMs?: number;
@@ -173,9 +178,12 @@ export class AlertMonitor implements Lifecycle {
   }
 
   async #rulesOf(projectId: string, kind: AlertRuleRow["kind"]): Promise<AlertRuleRow[]> {
-    if (this.#rulesVersion !== this.#alerts.rulesVersion()) {
+    const now = this.#clock.now();
+    const stale = this.#shared && now - this.#rulesReadAt >= sharedRulesMs;
+    if (this.#rulesVersion !== this.#alerts.rulesVersion() || stale) {
       this.#rules.clear();
       this.#rulesVersion = this.#alerts.rulesVersion();
+      this.#rulesReadAt = now;
     }
     let rules = this.#rules.get(projectId);
     if (!rules) {
