@@ -68,7 +68,8 @@ export class AlertMonitor implements Lifecycle {
     /**
      * Other instances serve devices too (a cluster): a device.offline episode may have been opened
      * by another instance, so the instance serving a device that connects closes it if open; and
-     * rules change through the others, so the rules read are used for 5 s at most.
+     * rules change through the others, so the rules read are used for 5 s at most. Default: what
+     * the alerts service says.
      */
     shared?: boolean;
     tickMs?: number;
@@ -80,7 +81,7 @@ export class AlertMonitor implements Lifecycle {
     this.#onError = deps.onError;
     this.#isOnline = deps.isOnline;
     this.#tickMs = deps.tickMs ?? 1000;
-    this.#shared = deps.shared ?? false;
+    this.#shared = deps.shared ?? deps.alerts.shared;
   }
 
   /**

@@ -388,6 +388,8 @@ export function alertsService(deps: {
       await Promise.allSettled([...inFlight.values()]);
     },
 
+    /** Other instances (a cluster) share the queue and the rules: the monitor takes it from here. */
+    shared: deps.shared ?? false,
     openEpisodes: () => alerts.openEpisodes(),
     openEpisode: (ruleId: string, subject: string) => alerts.openEpisode(ruleId, subject, clock.now()),
     closeEpisode: (ruleId: string, subject: string) => alerts.closeEpisode(ruleId, subject),
