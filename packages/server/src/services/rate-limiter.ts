@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -105,7 +106,7 @@ export class AttemptLimiter implements RateLimiter {
  * the same attempts, so the limit holds however a load balancer spreads the requests. The same
  * sliding window and Retry-After as in memory. Rows are bounded: each key keeps at most
  * `maxAttempts` rows, none older than the window, and older rows of keys nobody tries again are
- * pruned once per window.
+ * pruned once per window. Keys are stored hashed: no client address or email lands in the database.
  */
 class SharedAttemptLimiter implements RateLimiter {
   readonly #repo: LoginAttemptsRepository;
@@ -124,7 +125,7 @@ class SharedAttemptLimiter implements RateLimiter {
   async retryAfterSeconds(keys: string[]): Promise<number> {
     const now = this.#clock.now();
     const byKey = new Map<string, number[]>();
-    for (const { key, at } of await this.#repo.since(keys, now - this.#windowMs)) {
+    for (const { key, at } of await this.#repo.since(keys.map(hashed), now - this.#windowMs)) {
       const list = byKey.get(key) ?? [];
       list.push(at);
       byKey.set(key, list);
@@ -134,7 +135,7 @@ class SharedAttemptLimiter implements RateLimiter {
 
   async record(keys: string[]): Promise<void> {
     const now = this.#clock.now();
-    await this.#repo.record(keys, now, now - this.#windowMs, this.#max);
+    await this.#repo.record(keys.map(hashed), now, now - this.#windowMs, this.#max);
     if (now - this.#prunedAt >= this.#windowMs) {
       this.#prunedAt = now;
       await this.#repo.prune(now - this.#windowMs);
@@ -142,6 +143,8 @@ class SharedAttemptLimiter implements RateLimiter {
   }
 
   async clear(key: string): Promise<void> {
-    await this.#repo.clear(key);
+    await this.#repo.clear(hashed(key));
   }
 }
+
+const hashed = (key: string) => createHash("sha256").update(key).digest("base64url");
