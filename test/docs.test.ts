@@ -43,7 +43,11 @@ function readmeConfigRows(): Map<string, string> {
 function configVariables(): Map<string, string | undefined> {
   const read = new Set<string>();
   // Once with nothing set, once with the variables that switch a part on (and so read its own).
-  for (const given of [{}, { MQTT_URL: "mqtt://127.0.0.1:1883" }] as Record<string, string>[]) {
+  for (const given of [
+    {},
+    { MQTT_URL: "mqtt://127.0.0.1:1883" },
+    { NATS_URL: "nats://127.0.0.1:4222", DATABASE_URL: "postgres://127.0.0.1/sdk" },
+  ] as Record<string, string>[]) {
     const env = new Proxy({} as Record<string, string | undefined>, {
       get: (_target, name) => {
         if (typeof name !== "string") return undefined;

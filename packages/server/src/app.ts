@@ -8,6 +8,8 @@ import { deviceCloseCodes, maxFrameBytes, watchSubprotocol } from "@sdk/protocol
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
+import { type Cluster, clusterLease, connectCluster } from "./cluster/index.ts";
+import type { InstanceLease } from "./cluster/lease.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { isDatabaseUnavailable } from "./errors.ts";
@@ -36,7 +38,8 @@ import { signInLinkRoutes } from "./http/routes/sign-in-link.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { SecretBox } from "./lib/secret-box.ts";
 import { type Lifecycle, Lifecycles } from "./lifecycle/lifecycle.ts";
-import { LocalDeviceRegistry } from "./link/registry.ts";
+import { type CommandRouter, LocalCommandRouter } from "./link/command-router.ts";
+import { type DeviceRegistry, LocalDeviceRegistry } from "./link/registry.ts";
 import { hasEncryptedRows } from "./repositories/encrypted-rows.ts";
 import { BackupSchedule } from "./services/backup-schedule.ts";
 import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
@@ -92,6 +95,8 @@ export interface Server {
   bus: EventBus;
   database: Database;
   config: Config;
+  /** This server as an instance of a cluster (NATS_URL, docs/scaling.md); null for one process. */
+  cluster: { instanceId: string; lease: InstanceLease; close(): Promise<void> } | null;
   /** `http://host:port` once listening. */
   url: string;
   listen(): Promise<string>;
@@ -157,16 +162,31 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     onSlowStep: (message) => logger.warn(message),
   });
   if (database.notice) logger.warn(database.notice);
+  const onError = (err: unknown) => logger.error({ err }, "background task failed");
   let box: SecretBox;
+  // One process: the in-process bus and registry. An instance of a cluster (NATS_URL): NATS and
+  // PostgreSQL carry its events, device ownership and commands to the other instances.
+  let cluster: Cluster | undefined;
   try {
-    box = SecretBox.fromKeyFile(config.dataDir, { create: !(await hasEncryptedRows(database.db)) });
+    box = SecretBox.fromKeyFile(config.secretKeyFile, {
+      create: !(await hasEncryptedRows(database.db)),
+      cluster: config.cluster !== null,
+    });
+    if (config.cluster)
+      cluster = await connectCluster(config.cluster, {
+        db: database.db,
+        log: logger,
+        onError,
+        commandTimeoutSeconds: config.device.commandTimeoutSeconds,
+      });
   } catch (error) {
     await database.close();
     throw error;
   }
-  const bus = new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
-  const registry = new LocalDeviceRegistry();
-  const onError = (err: unknown) => logger.error({ err }, "background task failed");
+  const bus: EventBus =
+    cluster?.bus ?? new InProcessEventBus((err) => logger.error({ err }, "event subscriber failed"));
+  const registry: DeviceRegistry = cluster?.registry ?? new LocalDeviceRegistry();
+  const router: CommandRouter = cluster?.router ?? new LocalCommandRouter();
   const services = createServices({
     config,
     database,
@@ -175,9 +195,12 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     version: serverVersion,
     bus,
     registry,
+    router,
     onError,
     serverUrl: () => config.publicUrl ?? server.url,
   });
+  const lease: InstanceLease | undefined =
+    cluster && clusterLease(cluster, { clock, log: logger, registry, devices: services.deviceLink });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
   // rather than stopping, which a restart policy would turn into a crash loop.
   const atBoot = async (what: string, write: () => Promise<unknown>) => {
@@ -188,7 +211,18 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
       logger.warn({ err }, `${what} skipped: the database cannot write now (is the disk full?)`);
     }
   };
-  await atBoot("marking the devices offline", () => services.deviceLink.markAllOffline());
+  try {
+    // In a cluster the other instances serve their devices: only those no live instance serves go offline.
+    if (lease) {
+      await lease.begin();
+      lease.start();
+    } else await atBoot("marking the devices offline", () => services.deviceLink.markAllOffline());
+  } catch (error) {
+    await lease?.stop();
+    await cluster?.close();
+    await database.close();
+    throw error;
+  }
   await atBoot("failing the deployments cut off by the restart", () =>
     services.deployments.recoverInterrupted(processStartedAt),
   );
@@ -304,6 +338,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     bus,
     database,
     config,
+    cluster: cluster && lease ? { instanceId: cluster.config.instanceId, lease, close: cluster.close } : null,
     url: "",
     async listen() {
       // A deep accept queue: after a restart, thousands of boards reconnect at once.
@@ -332,6 +367,10 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
               "closing the database anyway (what they still hold is not stored)",
           );
         await app.close();
+        // The sockets are closed and their last frames handled: the lease row goes (the devices
+        // were taken offline by the device link), then the NATS connection, with what it still sends.
+        await lease?.stop();
+        await cluster?.close();
         services.auditLog.stop();
         await database.close();
       })();

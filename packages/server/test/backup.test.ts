@@ -80,8 +80,8 @@ test("a backup taken while devices write restores into a fresh directory: rows, 
     ["sdk.db", "secret.key"],
   );
   assert.ok(
-    manifest.files.some((file) => file.path.endsWith(`${f.deployment.id}/script.js`)),
-    "the deployment's bundle is in the archive",
+    !manifest.files.some((file) => file.path.startsWith("projects/")),
+    "bundles are in the database, not in files",
   );
 
   const restored = path.join(tempDir(t, "sdk-restore-"), "data");
@@ -103,6 +103,10 @@ test("a backup taken while devices write restores into a fresh directory: rows, 
       .get(deviceId) as { c: number };
     assert.ok(state.c > highest, `${deviceId}: the state history holds at least ${highest + 1} values`);
   }
+  assert.ok(
+    db.prepare("select bundle from deployment_bundles where deployment_id = ?").get(f.deployment.id),
+    "the deployment's bundle is in the restored database",
+  );
   db.close();
 
   const proc = await startServerProcess(t, restored, env);
@@ -210,7 +214,10 @@ test("with PostgreSQL the archive holds everything but the database, and says to
   assert.match(manifest.note ?? "", /pg_dump/);
   assert.ok(!manifest.files.some((f) => f.path.startsWith("sdk.db")));
   assert.ok(manifest.files.some((f) => f.path === "secret.key"));
-  assert.ok(manifest.files.some((f) => f.path.endsWith("/script.js")));
+  assert.ok(
+    !manifest.files.some((f) => f.path.endsWith("/script.js")),
+    "bundles are in the database (pg_dump), not in files",
+  );
 
   const restored = path.join(dir, "data");
   const result = await restore(t, [archive, "--data-dir", restored]);

@@ -150,3 +150,57 @@ test("MQTT_BASE_TOPIC and HA_DISCOVERY_PREFIX must not share a topic tree", () =
   const ok = loadConfig({ MQTT_URL: "mqtt://b", MQTT_BASE_TOPIC: "sdk", HA_DISCOVERY_PREFIX: "sdk-ha" }, "/");
   assert.equal(ok.homeAssistant?.discoveryPrefix, "sdk-ha", "a shared beginning of a level is no collision");
 });
+
+test("cluster: NATS_URL makes an instance of a cluster, with PostgreSQL; its other variables are checked", () => {
+  const postgres = { DATABASE_URL: "postgres://u@db/sdk" };
+  assert.equal(loadConfig({}, "/").cluster, null, "one process by default");
+  const cluster = loadConfig(
+    { ...postgres, NATS_URL: "nats://app:s3cret@nats-1:4333, tls://nats-2" },
+    "/",
+  ).cluster;
+  assert.ok(cluster);
+  assert.equal(cluster.natsServer, "nats-1:4333", "for logs: no credentials");
+  assert.equal(cluster.name, "sdk");
+  assert.match(cluster.instanceId, /^i-[0-9a-f]{8}$/);
+  assert.equal(cluster.leaseSeconds, 10);
+  const named = loadConfig(
+    {
+      ...postgres,
+      NATS_URL: "nats://nats",
+      CLUSTER_NAME: "prod-eu",
+      INSTANCE_ID: "web_2",
+      CLUSTER_LEASE_SECONDS: "30",
+    },
+    "/",
+  ).cluster;
+  assert.deepEqual(
+    {
+      name: named?.name,
+      instanceId: named?.instanceId,
+      leaseSeconds: named?.leaseSeconds,
+      server: named?.natsServer,
+    },
+    { name: "prod-eu", instanceId: "web_2", leaseSeconds: 30, server: "nats:4222" },
+  );
+  for (const [env, message] of [
+    [{ NATS_URL: "nats://nats" }, /NATS_URL needs DATABASE_URL=postgres/],
+    [{ ...postgres, NATS_URL: "http://nats" }, /NATS_URL must be nats:\/\/ or tls:\/\//],
+    [{ ...postgres, NATS_URL: "nats://nats", CLUSTER_NAME: "a.b" }, /CLUSTER_NAME must be/],
+    [{ ...postgres, NATS_URL: "nats://nats", INSTANCE_ID: "web 2" }, /INSTANCE_ID must be/],
+    [{ ...postgres, NATS_URL: "nats://nats", CLUSTER_LEASE_SECONDS: "1" }, /CLUSTER_LEASE_SECONDS/],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env, "/"),
+      (e: Error) => e instanceof ConfigError && message.test(e.message),
+    );
+  }
+});
+
+test("SECRET_KEY_FILE: the key's file, by default in DATA_DIR", () => {
+  assert.equal(loadConfig({}, "/srv/sdk").secretKeyFile, "/srv/sdk/data/secret.key");
+  assert.equal(loadConfig({ DATA_DIR: "/data" }, "/").secretKeyFile, "/data/secret.key");
+  assert.equal(
+    loadConfig({ SECRET_KEY_FILE: "keys/sdk.key" }, "/etc/sdk").secretKeyFile,
+    "/etc/sdk/keys/sdk.key",
+  );
+});

@@ -22,7 +22,7 @@ test("lifecycle: parts start once the server listens, and stop in reverse order 
       },
       async stop() {
         // Extensions stop first: the built-in parts (the device link among them) are still up.
-        const online = server!.services.deviceLink.isOnline(deviceId);
+        const online = await server!.services.deviceLink.isOnline(deviceId);
         const users = await server!.database.db.selectFrom("users").select("id").execute();
         steps.push(
           `stop ${name} (listening: ${server!.app.server.listening}, device online: ${online}, users: ${users.length})`,

@@ -15,6 +15,7 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     createdAt,
     activatedAt: null,
   });
+  const js = { bundle: "export default 1;", sourceMap: '{"version":3}' };
 
   test("prune keeps the newest N and the live one, never a pending one nor another project's", async (t) => {
     const c = await setup(t);
@@ -29,8 +30,8 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
       "failed",
     ];
     for (const [i, status] of statuses.entries())
-      await c.repos.deployments.insert(row(aliceProject.id, `dpl_a${i}`, status));
-    await c.repos.deployments.insert(row(bobProject.id, "dpl_b0", "inactive"));
+      await c.repos.deployments.insert(row(aliceProject.id, `dpl_a${i}`, status), js);
+    await c.repos.deployments.insert(row(bobProject.id, "dpl_b0", "inactive"), js);
 
     const removed = await c.repos.deployments.prune(aliceProject.id, 2);
     assert.deepEqual(removed.sort(), ["dpl_a1", "dpl_a2"]);
@@ -45,6 +46,30 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
       ],
     );
     assert.deepEqual(await c.repos.deployments.prune(bobProject.id, 2), []);
+    assert.equal(await c.repos.deployments.bundle("dpl_a1"), undefined, "its bundle went with it");
+    assert.deepEqual(await c.repos.deployments.bundle("dpl_a0"), js);
+  });
+
+  test("bundles: stored with the row, read back, and the import of those only on disk is idempotent", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject } = await tenants(c);
+    const deployments = c.repos.deployments;
+    await deployments.insert(row(aliceProject.id, "dpl_new", "active"), { bundle: "new();" });
+    assert.deepEqual(await deployments.bundle("dpl_new"), { bundle: "new();" }, "no source map: none read");
+    assert.equal(await deployments.bundle("dpl_missing"), undefined);
+    // A deployment of a server before 0009: its row without a bundle (which was on disk).
+    await c.database.db
+      .insertInto("deployments")
+      .values({ ...row(aliceProject.id, "dpl_old", "inactive"), version: 9, rollout: null })
+      .execute();
+    assert.deepEqual(await deployments.withoutBundle(), [{ id: "dpl_old", projectId: aliceProject.id }]);
+    await deployments.importBundle("dpl_old", js);
+    await deployments.importBundle("dpl_old", { bundle: "other();" });
+    assert.deepEqual(await deployments.bundle("dpl_old"), js, "the first import is kept");
+    assert.deepEqual(await deployments.withoutBundle(), []);
+    await deployments.insert(row(aliceProject.id, "dpl_big", "inactive"), { bundle: "x".repeat(2_000_000) });
+    assert.equal((await deployments.bundle("dpl_big"))?.bundle.length, 2_000_000, "a 2 MB bundle");
   });
 
   test("prune keeps the deployments a rollout in its window may go back to (except)", async (t) => {
@@ -52,7 +77,7 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     if (!c) return;
     const { aliceProject } = await tenants(c);
     for (const [i, status] of (["active", "inactive", "inactive", "inactive"] as const).entries())
-      await c.repos.deployments.insert(row(aliceProject.id, `dpl_k${i}`, status));
+      await c.repos.deployments.insert(row(aliceProject.id, `dpl_k${i}`, status), js);
     assert.deepEqual(await c.repos.deployments.prune(aliceProject.id, 1, ["dpl_k1"]), ["dpl_k2"]);
   });
 
@@ -60,8 +85,8 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     const c = await setup(t);
     if (!c) return;
     const { aliceProject, asAlice } = await tenants(c);
-    await c.repos.deployments.insert(row(aliceProject.id, "dpl_old", "pending", T0));
-    await c.repos.deployments.insert(row(aliceProject.id, "dpl_new", "pending", T0 + 2 * MINUTE));
+    await c.repos.deployments.insert(row(aliceProject.id, "dpl_old", "pending", T0), js);
+    await c.repos.deployments.insert(row(aliceProject.id, "dpl_new", "pending", T0 + 2 * MINUTE), js);
     await c.repos.deployments.failInterrupted(T0 + MINUTE);
     const byId = new Map(
       (await c.repos.deployments.list(asAlice, aliceProject.id)).map((d) => [d.id, d] as const),
@@ -76,9 +101,9 @@ repositorySuites("repositories: deployments", ({ setup, tenants }) => {
     if (!c) return;
     const { aliceProject, bobProject, asAlice, asBob } = await tenants(c);
     const deployments = c.repos.deployments;
-    await deployments.insert(row(aliceProject.id, "dpl_stable", "active"));
-    await deployments.insert(row(aliceProject.id, "dpl_canary", "pending"));
-    await deployments.insert(row(aliceProject.id, "dpl_watched", "inactive"));
+    await deployments.insert(row(aliceProject.id, "dpl_stable", "active"), js);
+    await deployments.insert(row(aliceProject.id, "dpl_canary", "pending"), js);
+    await deployments.insert(row(aliceProject.id, "dpl_watched", "inactive"), js);
     const undecided = JSON.stringify({ kind: "canary", decision: null });
     await deployments.markCanary("dpl_canary", undecided);
     await deployments.setRollout("dpl_watched", JSON.stringify({ kind: "watch", decision: null }));

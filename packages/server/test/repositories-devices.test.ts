@@ -273,8 +273,9 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
       status: "online",
       lastSeenAt: T0 + HOUR,
       firmwareVersion: "1.2.3",
+      instanceId: "local",
     });
-    await c.repos.devices.setPresence(b.id, { status: "online", lastSeenAt: T0 + HOUR });
+    await c.repos.devices.setPresence(b.id, { status: "online", lastSeenAt: T0 + HOUR, instanceId: "local" });
     const seen = await c.repos.devices.find(asAlice, aliceProject.id, a.id);
     assert.equal(seen?.status, "online");
     assert.equal(seen?.lastSeenAt, T0 + HOUR);
@@ -291,6 +292,85 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
       [a.id, b.id].sort(),
     );
     assert.deepEqual(await c.repos.devices.idsInProjects([]), []);
+  });
+
+  test("devices: presence carries the serving instance; an offline write spares a device taken over", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject, asAlice } = await tenants(c);
+    const devices = c.repos.devices;
+    const [a, b, d, e] = [
+      await c.device(aliceProject.id),
+      await c.device(aliceProject.id),
+      await c.device(aliceProject.id),
+      await c.device(aliceProject.id),
+    ];
+    const instanceOf = async (id: string) =>
+      (await c.database.db.selectFrom("devices").select("instanceId").where("id", "=", id).executeTakeFirst())
+        ?.instanceId;
+    const statusOf = async (id: string) => (await devices.find(asAlice, aliceProject.id, id))?.status;
+    await devices.setPresence(a.id, { status: "online", lastSeenAt: T0, instanceId: "i-a" });
+    assert.equal(await instanceOf(a.id), "i-a");
+    // Taken over by i-b; i-a's offline write (its socket closed late) does not apply.
+    await devices.setPresence(a.id, { status: "online", lastSeenAt: T0 + 1, instanceId: "i-b" });
+    assert.equal(
+      await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+      false,
+      "not applied",
+    );
+    // In one commit with other devices' changes, it alone is spared.
+    const together = await Promise.all([
+      devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+      devices.setPresence(d.id, { status: "offline", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+      devices.setPresence(e.id, { status: "online", lastSeenAt: T0 + 2, instanceId: "i-a" }),
+    ]);
+    assert.deepEqual(together, [false, true, true]);
+    assert.deepEqual([await statusOf(a.id), await instanceOf(a.id)], ["online", "i-b"]);
+    const seen = await devices.find(asAlice, aliceProject.id, a.id);
+    assert.equal(seen?.lastSeenAt, T0 + 1, "nothing of the stale write");
+    // The serving instance's offline write applies, and so does any on a row without an instance.
+    assert.equal(
+      await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 3, instanceId: "i-b" }),
+      true,
+    );
+    assert.deepEqual([await statusOf(a.id), await instanceOf(a.id)], ["offline", null]);
+    await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 4, instanceId: "i-c" });
+    assert.equal((await devices.find(asAlice, aliceProject.id, a.id))?.lastSeenAt, T0 + 4);
+
+    // Online on a dead instance, on a live one, and (from before 0009) on none.
+    await devices.setPresence(b.id, { status: "online", lastSeenAt: T0 + HOUR, instanceId: "i-dead" });
+    await devices.setPresence(d.id, { status: "online", lastSeenAt: T0, instanceId: "i-live" });
+    await devices.setPresence(e.id, { status: "online", lastSeenAt: T0, instanceId: "i-live" });
+    await c.database.db.updateTable("devices").set({ instanceId: null }).where("id", "=", e.id).execute();
+    const lost = await devices.markOfflineExcept(["i-live", "i-other"]);
+    assert.deepEqual(
+      lost.map((l) => l.id).sort(),
+      [b.id, e.id].sort(),
+      "those of no live instance (or none recorded)",
+    );
+    assert.deepEqual(
+      lost.find((l) => l.id === b.id),
+      { id: b.id, projectId: aliceProject.id, lastSeenAt: T0 + HOUR },
+    );
+    assert.deepEqual(
+      [await statusOf(b.id), await statusOf(d.id), await statusOf(e.id)],
+      ["offline", "online", "offline"],
+    );
+
+    // An instance died: its devices go offline, once.
+    await devices.setPresence(b.id, { status: "online", lastSeenAt: T0 + HOUR, instanceId: "i-live" });
+    assert.deepEqual(
+      (await devices.markInstanceOffline("i-live")).map((l) => l.id).sort(),
+      [b.id, d.id].sort(),
+    );
+    assert.deepEqual(await devices.markInstanceOffline("i-live"), [], "only once");
+    assert.deepEqual([await statusOf(b.id), await instanceOf(b.id)], ["offline", null]);
+    await devices.setPresence(a.id, { status: "online", lastSeenAt: T0, instanceId: "i-x" });
+    assert.deepEqual(
+      (await devices.markOfflineExcept([])).map((l) => l.id),
+      [a.id],
+      "no live instance: every online device",
+    );
   });
 
   test("device logs: newest first with paging, visibility, pruning by count and by age", async (t) => {

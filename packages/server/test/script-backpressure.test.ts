@@ -52,8 +52,8 @@ test("a throttled project's back-pressure pauses reading its device's socket end
   await waitUntil(() => s.running() !== null, 30_000, "the script running");
 
   // Over its budget once: the project moves to the isolated worker, where it stays slow.
-  scripts.deliver(ids, { type: "spin" });
-  scripts.deliver(ids, { type: "spin" });
+  await scripts.deliver(ids, { type: "spin" });
+  await scripts.deliver(ids, { type: "spin" });
   await waitUntil(
     async () => (await s.logs(device.id)).some((l) => l.startsWith("scripts throttled:")),
     60_000,

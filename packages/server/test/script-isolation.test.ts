@@ -139,8 +139,8 @@ export default class Queue extends DeviceScript {
   assert.equal(scripts.waitForRoom(s.project.id), null, "an idle project has room");
 
   // Over its budget once (the second message has to wait): it moves to the isolated worker (a restart).
-  scripts.deliver(ids, { type: "spin" });
-  scripts.deliver(ids, { type: "spin" });
+  await scripts.deliver(ids, { type: "spin" });
+  await scripts.deliver(ids, { type: "spin" });
   await waitUntil(
     async () => (await s.logs(device.id)).some((l) => l.startsWith("scripts throttled:")),
     30_000,
@@ -148,14 +148,14 @@ export default class Queue extends DeviceScript {
   await scripts.settled(s.project.id);
   await waitUntil(() => scripts.runningDeployment(s.project.id) !== null, 30_000, "restarted");
 
-  scripts.deliver(ids, { type: "spin" });
+  await scripts.deliver(ids, { type: "spin" });
   // As device sockets do (they wait on waitForRoom); a user's message (REST) is refused meanwhile.
   for (let i = 0; i < 600; i++)
     void s.server.bus.publish("device.message", { ...ids, message: { type: "count" } });
   const room = scripts.waitForRoom(s.project.id);
   assert.ok(room instanceof Promise, "600 queued messages are over the high-water mark");
-  assert.throws(
-    () => scripts.deliver(ids, { type: "count" }),
+  await assert.rejects(
+    scripts.deliver(ids, { type: "count" }),
     (e: { code?: string }) => e.code === "scripts_busy",
     "a message from a user is refused with 429 scripts_busy while the project is at its bound",
   );
@@ -228,7 +228,7 @@ export default class Spins extends DeviceScript {
     { skipTypeCheck: true },
   );
   const { ids } = await s.runningDevice();
-  s.server.services.scripts.deliver(ids, { type: "spin" });
+  await s.server.services.scripts.deliver(ids, { type: "spin" });
   await waitUntil(() => failed.length >= 1, 30_000, "a script.failed event");
   assert.deepEqual(
     failed.map((e) => [e.projectId, e.deviceId, e.kind]),

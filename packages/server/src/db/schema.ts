@@ -155,21 +155,21 @@ interface FirmwareImagesTable {
 }
 
 /** A running server instance and its lease (0009): past `leaseUntil` it is dead. */
-export interface InstancesTable {
+interface InstancesTable {
   id: string;
   startedAt: Millis;
   leaseUntil: Millis;
 }
 
 /** A deployment's bundle and source map (0009), readable by every instance. */
-export interface DeploymentBundlesTable {
+interface DeploymentBundlesTable {
   deploymentId: string;
   bundle: string;
   sourceMap: string | null;
 }
 
 /** One sign-in attempt counted by the rate limiter (0009), shared by every instance. */
-export interface LoginAttemptsTable {
+interface LoginAttemptsTable {
   key: string;
   at: Millis;
 }

@@ -1,12 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
 
 const version = "v1";
 
 /**
- * AES-256-GCM encryption for values stored at rest (env vars). The key lives in a file in the data
- * directory, created with mode 0600 on first boot. `context` is bound as associated data, so a
+ * AES-256-GCM encryption for values stored at rest (env vars). The key lives in a file (by default
+ * in the data directory), created with mode 0600 on first boot of a server on its own. `context` is bound as associated data, so a
  * ciphertext copied to another row (another project or name) does not decrypt.
  */
 export class SecretBox {
@@ -18,19 +17,31 @@ export class SecretBox {
   }
 
   /**
+   * The key in `file` (SECRET_KEY_FILE, default DATA_DIR/secret.key), made there on first boot.
    * `create: false` (the database already holds encrypted values): a missing key is an error, never
-   * replaced by a new one that could not decrypt them.
+   * replaced by a new one that could not decrypt them. `cluster`: never made either, since every
+   * instance must hold the same key.
    */
-  static fromKeyFile(dataDir: string, options: { create: boolean } = { create: true }): SecretBox {
-    const file = path.join(dataDir, "secret.key");
+  static fromKeyFile(
+    file: string,
+    options: { create: boolean; cluster?: boolean } = { create: true },
+  ): SecretBox {
+    if (options.cluster && !fs.existsSync(file))
+      throw new Error(
+        `${file} is missing: every instance of a cluster needs the same secret key file (env vars and webhook secrets are encrypted with it). ` +
+          "Make one once with `head -c 32 /dev/urandom | base64 > secret.key`, give every instance a copy, " +
+          "and point SECRET_KEY_FILE at it (or put it at DATA_DIR/secret.key)",
+      );
     if (!options.create && !fs.existsSync(file))
       throw new Error(
         `${file} is missing but the database holds values encrypted with it (env vars, webhook secrets): put back the secret.key that belongs to this database (it is in every backup), or restore a whole backup with sdk-server restore`,
       );
-    try {
-      fs.writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if (!options.cluster) {
+      try {
+        fs.writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
     }
     const key = Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64");
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);

@@ -4,6 +4,12 @@ import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeploymentRow = Selectable<DeploymentsTable>;
 
+/** What a deployment runs: its bundle and the source map built with it. */
+export interface DeploymentBundle {
+  bundle: string;
+  sourceMap?: string;
+}
+
 export function deploymentsRepository(db: Kysely<DB>) {
   return {
     list: (viewer: Viewer, projectId: string) =>
@@ -32,8 +38,14 @@ export function deploymentsRepository(db: Kysely<DB>) {
         .executeTakeFirst(),
     /** For the Home Assistant bridge: every project's live deployment. */
     allActive: () => db.selectFrom("deployments").selectAll().where("status", "=", "active").execute(),
-    /** Inserts with the next version number of the project (the caller checked visibility). */
-    insert: (row: Omit<DeploymentRow, "version" | "rollout"> & { rollout?: string | null }) =>
+    /**
+     * Inserts with the next version number of the project, and its bundle, in one transaction (the
+     * caller checked visibility): every instance reads the bundle from the database.
+     */
+    insert: (
+      row: Omit<DeploymentRow, "version" | "rollout"> & { rollout?: string | null },
+      files: DeploymentBundle,
+    ) =>
       db.transaction().execute(async (tx) => {
         const last = await tx
           .selectFrom("deployments")
@@ -43,8 +55,46 @@ export function deploymentsRepository(db: Kysely<DB>) {
         const version = Number(last?.v ?? 0) + 1;
         const inserted = { ...row, rollout: row.rollout ?? null, version };
         await tx.insertInto("deployments").values(inserted).execute();
+        await tx
+          .insertInto("deploymentBundles")
+          .values({ deploymentId: row.id, bundle: files.bundle, sourceMap: files.sourceMap ?? null })
+          .execute();
         return inserted;
       }),
+    /** The bundle and source map of a deployment (the caller checked visibility); undefined if none is stored. */
+    bundle: async (id: string): Promise<DeploymentBundle | undefined> => {
+      const row = await db
+        .selectFrom("deploymentBundles")
+        .select(["bundle", "sourceMap"])
+        .where("deploymentId", "=", id)
+        .executeTakeFirst();
+      return row && { bundle: row.bundle, ...(row.sourceMap === null ? {} : { sourceMap: row.sourceMap }) };
+    },
+    /** At boot: the deployments whose bundle is not in the database yet (stored on disk before 0009). */
+    withoutBundle: () =>
+      db
+        .selectFrom("deployments")
+        .select(["deployments.id", "deployments.projectId"])
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom("deploymentBundles")
+                .select("deploymentBundles.deploymentId")
+                .whereRef("deploymentBundles.deploymentId", "=", "deployments.id"),
+            ),
+          ),
+        )
+        .orderBy("deployments.id")
+        .execute(),
+    /** Stores a bundle read from disk; a bundle already stored (another instance's import) is kept. */
+    importBundle: async (id: string, files: DeploymentBundle) => {
+      await db
+        .insertInto("deploymentBundles")
+        .values({ deploymentId: id, bundle: files.bundle, sourceMap: files.sourceMap ?? null })
+        .onConflict((oc) => oc.column("deploymentId").doNothing())
+        .execute();
+    },
     /** At boot: a deployment still pending from before this process started was cut off by a stop or crash. */
     failInterrupted: async (before: number) => {
       await db

@@ -1,5 +1,5 @@
 import type { ConnectionState } from "@sdk/protocol";
-import type { Kysely, Selectable } from "kysely";
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from "kysely";
 import type { DB, DevicesTable } from "../db/schema.ts";
 import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
@@ -23,6 +23,17 @@ interface Presence {
   status: ConnectionState;
   lastSeenAt: number;
   firmwareVersion?: string;
+  /** The instance writing: online, it serves the device now; offline, it served it until now. */
+  instanceId: string;
+  /** Set by the write: an offline change not applied (another instance serves the device now). */
+  spared?: boolean;
+}
+
+/** A device marked offline for lack of a connection (a crash, a dead instance), for its log line. */
+export interface LostDevice {
+  id: string;
+  projectId: string;
+  lastSeenAt: number | null;
 }
 
 type AuthRow = Pick<Selectable<DevicesTable>, "id" | "projectId" | "board" | "secretHash">;
@@ -68,11 +79,15 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    * Presence changes of one commit: the latest per device (a later change keeps an earlier
    * firmware version it does not set), then one UPDATE per distinct set of values for all the
    * devices that share it (a reconnect storm's hellos share a few timestamps), not one per device.
+   * Online records the serving instance; offline applies only where that instance (or none) serves
+   * the device, so a device another instance took over meanwhile stays online.
    */
   const presenceLane: Lane<Presence> = {
     async write(tx, rows) {
       const latest = new Map<string, Presence>();
+      const byId = new Map<string, Presence[]>();
       for (const row of rows) {
+        row.spared = false;
         const earlier = latest.get(row.id);
         latest.set(
           row.id,
@@ -80,29 +95,54 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
             ? { ...row, firmwareVersion: earlier.firmwareVersion }
             : row,
         );
+        const same = byId.get(row.id);
+        if (same) same.push(row);
+        else byId.set(row.id, [row]);
       }
-      const groups = new Map<string, { values: Omit<Presence, "id">; ids: string[] }>();
-      for (const { id, ...values } of latest.values()) {
-        const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}`;
+      const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
+      for (const { id, spared: _, ...values } of latest.values()) {
+        const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
         const group = groups.get(key);
         if (group) group.ids.push(id);
         else groups.set(key, { values, ids: [id] });
       }
       for (const { values, ids } of groups.values()) {
         for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
-          await tx
+          const some = ids.slice(i, i + maxIdsPerStatement);
+          const update = tx
             .updateTable("devices")
-            .set(
-              values.firmwareVersion === undefined
-                ? { status: values.status, lastSeenAt: values.lastSeenAt }
-                : values,
-            )
-            .where("id", "in", ids.slice(i, i + maxIdsPerStatement))
+            .set({
+              status: values.status,
+              lastSeenAt: values.lastSeenAt,
+              instanceId: values.status === "online" ? values.instanceId : null,
+              ...(values.firmwareVersion === undefined ? {} : { firmwareVersion: values.firmwareVersion }),
+            })
+            .where("id", "in", some);
+          if (values.status === "online") {
+            await update.execute();
+            continue;
+          }
+          const applied = await update
+            .where((eb) => eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]))
+            .returning("id")
             .execute();
+          if (applied.length === some.length) continue;
+          const done = new Set(applied.map((r) => r.id));
+          for (const id of some) if (!done.has(id)) for (const row of byId.get(id) ?? []) row.spared = true;
         }
       }
     },
   };
+
+  /** Marks offline the online devices that match `where`; returns them. */
+  const markOffline = (where: (eb: ExpressionBuilder<DB, "devices">) => Expression<SqlBool>) =>
+    db
+      .updateTable("devices")
+      .set({ status: "offline", instanceId: null })
+      .where("status", "=", "online")
+      .where(where)
+      .returning(["id", "projectId", "lastSeenAt"])
+      .execute() as Promise<LostDevice[]>;
 
   return {
     /** `tag`: only the devices with this tag. */
@@ -171,12 +211,19 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         callbacks.push((row, error) => (error === undefined ? resolve(row) : reject(error)));
         authWaiting.set(id, callbacks);
       }),
-    /** For the device socket: presence changes reported by the authenticated connection. */
-    /** Group-committed: after a restart thousands of boards say hello at once. */
-    setPresence: (
+    /**
+     * For the device socket: presence changes reported by the authenticated connection, written by
+     * instance `instanceId`. Group-committed: after a restart thousands of boards say hello at once.
+     * False when an offline change did not apply: another instance serves the device now (presenceLane).
+     */
+    setPresence: async (
       id: string,
-      fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string },
-    ) => batcher.add(presenceLane, { id, ...fields }),
+      fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string; instanceId: string },
+    ): Promise<boolean> => {
+      const row: Presence = { id, ...fields };
+      await batcher.add(presenceLane, row);
+      return !row.spared;
+    },
     /**
      * At boot no device is connected yet. Returns the devices that were still online: the server
      * stopped without closing their connections (a crash, a kill, a power cut).
@@ -188,9 +235,28 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         .where("status", "=", "online")
         .execute();
       if (online.length > 0)
-        await db.updateTable("devices").set({ status: "offline" }).where("status", "=", "online").execute();
+        await db
+          .updateTable("devices")
+          .set({ status: "offline", instanceId: null })
+          .where("status", "=", "online")
+          .execute();
       return online;
     },
+    /**
+     * At the boot of a cluster's instance: the online devices no live instance serves (their
+     * instance died, or none was recorded) go offline; returns them. Those of `live` instances stay.
+     */
+    markOfflineExcept: (live: string[]) =>
+      markOffline((eb) =>
+        live.length === 0
+          ? eb.lit(true)
+          : eb.or([eb("instanceId", "is", null), eb("instanceId", "not in", live)]),
+      ),
+    /**
+     * An instance died (its lease expired): its devices go offline, once (whichever instance runs
+     * this first gets them); returns them. Devices that reconnected elsewhere meanwhile stay online.
+     */
+    markInstanceOffline: (instanceId: string) => markOffline((eb) => eb("instanceId", "=", instanceId)),
     /** Ids of the devices in these projects (to disconnect them before the projects go). */
     idsInProjects: async (projectIds: string[]) =>
       projectIds.length === 0

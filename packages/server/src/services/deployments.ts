@@ -79,7 +79,7 @@ export function deploymentsService(deps: {
   const { repos, files, scripts, rollouts, bus, clock, kept, onError } = deps;
   const view = (row: DeploymentRow) => viewWith(row, rollouts.view(row));
   const throttle = new DeployThrottle(clock);
-  bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId));
+  bus.subscribe("project.deleted", (e) => throttle.forget(e.projectId), { everywhere: true });
 
   async function visibleProject(principal: Principal, projectId: string) {
     if (!(await repos.projects.findVisible(viewerOf(principal), projectId))) throw projectNotFound();
@@ -159,10 +159,20 @@ export function deploymentsService(deps: {
     );
   }
 
-  /** Keeps the newest `kept` deployments of the project and the live one; removes the rest and their files. */
+  /**
+   * Keeps the newest `kept` deployments of the project and the live one; removes the rest, their
+   * bundles (which go with their rows) and the files an older server stored them in.
+   */
   async function prune(projectId: string) {
     const removed = await repos.deployments.prune(projectId, kept, rollouts.kept(projectId));
     for (const id of removed) await files.removeDeployment(projectId, id);
+  }
+
+  /** A deployment's bundle and source map, from the database. */
+  async function bundleOf(deploymentId: string) {
+    const stored = await repos.deployments.bundle(deploymentId);
+    if (!stored) throw new Error(`deployment ${deploymentId} has no bundle stored`);
+    return stored;
   }
 
   /**
@@ -199,18 +209,20 @@ export function deploymentsService(deps: {
         );
       }
       const id = newSortableId(idPrefixes.deployment, now);
-      await files.writeDeployment(projectId, id, { bundle: input.bundle, sourceMap: input.sourceMap });
-      const row = await repos.deployments.insert({
-        id,
-        projectId,
-        status: "pending",
-        sha256,
-        manifest: JSON.stringify({ ...input.manifest, sha256 }),
-        error: null,
-        createdBy: principal.user.id,
-        createdAt: now,
-        activatedAt: null,
-      });
+      const row = await repos.deployments.insert(
+        {
+          id,
+          projectId,
+          status: "pending",
+          sha256,
+          manifest: JSON.stringify({ ...input.manifest, sha256 }),
+          error: null,
+          createdBy: principal.user.id,
+          createdAt: now,
+          activatedAt: null,
+        },
+        { bundle: input.bundle, ...(input.sourceMap === undefined ? {} : { sourceMap: input.sourceMap }) },
+      );
       await bus.publish("deployment.created", {
         actorId: principal.user.id,
         projectId,
@@ -279,9 +291,29 @@ export function deploymentsService(deps: {
   return {
     /**
      * At boot: deployments still pending from before this process started were cut off mid-check
-     * by a stop or crash; they are failed, so none stays pending forever.
+     * by a stop or crash; they are failed, so none stays pending forever. And the bundles an older
+     * server stored only on disk (`DATA_DIR/projects/…`) are copied into the database, where every
+     * instance reads them (`importBundles`).
      */
-    recoverInterrupted: (processStartedAt: number) => repos.deployments.failInterrupted(processStartedAt),
+    async recoverInterrupted(processStartedAt: number): Promise<void> {
+      await repos.deployments.failInterrupted(processStartedAt);
+      await this.importBundles();
+    },
+
+    /**
+     * Copies into the database the bundles of deployments still only on disk; idempotent (a bundle
+     * already stored is kept, one missing on disk too is left out). Returns how many were copied.
+     */
+    async importBundles(): Promise<number> {
+      let copied = 0;
+      for (const { id, projectId } of await repos.deployments.withoutBundle()) {
+        const found = await files.readDeployment(projectId, id);
+        if (!found) continue;
+        await repos.deployments.importBundle(id, found);
+        copied++;
+      }
+      return copied;
+    },
 
     async list(principal: Principal, projectId: string): Promise<Deployment[]> {
       await visibleProject(principal, projectId);
@@ -298,7 +330,7 @@ export function deploymentsService(deps: {
     async source(principal: Principal, projectId: string, deploymentId: string): Promise<DeploymentSource> {
       const row = await repos.deployments.find(viewerOf(principal), projectId, deploymentId);
       if (!row) throw new AppError("not_found", "No such deployment");
-      return sourcesOf((await files.readDeployment(projectId, row.id)).sourceMap);
+      return sourcesOf((await bundleOf(row.id)).sourceMap);
     },
 
     /** The bundle as deployed, with a file name made of the project's name and the version. */
@@ -310,7 +342,7 @@ export function deploymentsService(deps: {
       const project = await repos.projects.findVisible(viewerOf(principal), projectId);
       const row = project && (await repos.deployments.find(viewerOf(principal), projectId, deploymentId));
       if (!project || !row) throw new AppError("not_found", "No such deployment");
-      const { bundle } = await files.readDeployment(projectId, row.id);
+      const { bundle } = await bundleOf(row.id);
       return {
         bytes: new TextEncoder().encode(bundle),
         filename: `${fileSafe(project.name)}-v${row.version}.js`,

@@ -3,6 +3,9 @@ import { type Board, type CommandOutcomeRecord, deviceCloseCodes, restartCloseRe
 import { AppError } from "../errors.ts";
 import type { Unsubscribe } from "../events/bus.ts";
 import { hashSecret } from "../lib/tokens.ts";
+import type { CommandRouter } from "../link/command-router.ts";
+import type { DeviceConnection } from "../link/registry.ts";
+import type { LostDevice } from "../repositories/devices.ts";
 import type { Principal } from "./auth.ts";
 import { validateCommand } from "./device-link/command-args.ts";
 import { commandIds } from "./device-link/command-rpc.ts";
@@ -19,12 +22,16 @@ import type { DevicePinsService } from "./device-pins.ts";
 export type { DeviceAuth, LinkSession, Transport } from "./device-link/session.ts";
 
 export interface DeviceLinkDeps extends LinkDeps {
+  /** Commands and raw messages go to the instance serving the device (`serveCommand`/`sendRawHere` there). */
+  router: CommandRouter;
   commandTimeoutSeconds: number;
   /** Learns the board's pins from every command answered (REST and scripts alike). */
   pins: Pick<DevicePinsService, "recordCommand">;
 }
 
 const serverStoppingLine = "server stopping: disconnected until the server is back";
+const crashLine = (device: LostDevice) =>
+  `the device${device.lastSeenAt ? `, last seen ${new Date(device.lastSeenAt).toISOString()},` : ""} went offline with it`;
 
 /**
  * The device link: authenticates devices, opens a protocol session per connection, sends commands
@@ -41,17 +48,23 @@ function intern<T extends string>(text: T): T {
 }
 
 export function deviceLinkService(deps: DeviceLinkDeps) {
-  const { repos, registry, bus } = deps;
+  const { repos, registry, bus, router } = deps;
   let stopping = false;
   let restart = false;
   let unsubscribe: Unsubscribe[] = [];
   /** Every connection whose socket is open or whose frames are still being handled. */
   const sessions = new Set<DeviceSession>();
+  /** Told when a device this instance served is served by another one now (its script instance ends). */
+  const releasedHandlers = new Set<(device: DeviceConnection) => void>();
+  const released = (connection: DeviceConnection) => {
+    for (const handler of releasedHandlers) handler(connection);
+  };
   const context = {
     ...deps,
     nextCommandId: commandIds(),
     stopping: () => stopping,
     settled: (session: DeviceSession) => void sessions.delete(session),
+    released,
   };
   /** The close code and reason of the connections when the server stops. */
   const farewell = (): { code: number; reason: string } =>
@@ -60,15 +73,64 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       : { code: deviceCloseCodes.goingAway, reason: "server shutting down" };
   const closeLive = (deviceId: string, reason: string) =>
     registry.get(deviceId)?.close(deviceCloseCodes.revoked, reason);
+  /** Logs why each lost device went offline and tells watchers everywhere (`device.disconnected`). */
+  const tellLost = (devices: LostDevice[], line: string, reason: string) =>
+    Promise.all(
+      devices.map(async (device) => {
+        const ref = { projectId: device.projectId, deviceId: device.id };
+        await deps.logs.append(ref, "warn", "system", `${line}: ${crashLine(device)}`);
+        await bus.publish("device.disconnected", { ...ref, at: deps.clock.now(), reason });
+      }),
+    );
+
+  /** The `device.command` event: what a command asked and how it ended. */
+  const publishCommand = (
+    device: DeviceRef,
+    source: "script" | "api",
+    command: string,
+    args: Record<string, unknown>,
+    result: CommandOutcomeRecord,
+    ms: number,
+  ) =>
+    void bus.publish("device.command", {
+      projectId: device.projectId,
+      deviceId: device.deviceId,
+      at: deps.clock.now(),
+      source,
+      command,
+      args,
+      result,
+      ms,
+    });
 
   return {
     name: "device link",
 
     start(): void {
       stopping = false;
+      // Wherever the device's socket is: every instance hears these and closes it if it is here.
       unsubscribe = [
-        bus.subscribe("device.deleted", (e) => closeLive(e.deviceId, "device deleted")),
-        bus.subscribe("device.credentials_rotated", (e) => closeLive(e.deviceId, "credentials rotated")),
+        bus.subscribe("device.deleted", (e) => closeLive(e.deviceId, "device deleted"), { everywhere: true }),
+        bus.subscribe("device.credentials_rotated", (e) => closeLive(e.deviceId, "credentials rotated"), {
+          everywhere: true,
+        }),
+        // The device reconnected to another instance, which serves it now: this socket closes
+        // without the device going offline (its close is no longer the current connection's).
+        registry.onReleased((connection) => {
+          void deps.logs
+            .append(
+              connection,
+              "warn",
+              "system",
+              "a new connection with the same credentials replaced the previous one (on another server instance)",
+            )
+            .catch(deps.onError);
+          connection.close(
+            deviceCloseCodes.replaced,
+            "replaced by a new connection on another server instance",
+          );
+          released(connection);
+        }),
       ];
     },
 
@@ -84,6 +146,16 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     farewell,
 
     /**
+     * Another instance serves a device this one served (it took the connection over), without a
+     * `device.disconnected`: the local effects of a disconnect (its script instance) are the
+     * handler's. Never called in one process. Returns the unsubscribe.
+     */
+    onReleased(handler: (device: DeviceConnection) => void): () => void {
+      releasedHandlers.add(handler);
+      return () => void releasedHandlers.delete(handler);
+    },
+
+    /**
      * Server shutdown: each connected device's log says so and the device is offline from now (the
      * database is still open), then every connection closes (`farewell`).
      */
@@ -96,7 +168,11 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         connections.map((connection) => {
           const logged = deps.logs.append(connection, "warn", "system", serverStoppingLine);
           const offline = repos.devices
-            .setPresence(connection.deviceId, { status: "offline", lastSeenAt: now })
+            .setPresence(connection.deviceId, {
+              status: "offline",
+              lastSeenAt: now,
+              instanceId: registry.instanceId,
+            })
             .catch(deps.onError);
           return Promise.all([logged, offline]);
         }),
@@ -141,15 +217,25 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       return sessions.size;
     },
 
-    isOnline: (deviceId: string) => registry.get(deviceId) !== undefined,
+    /** Whether the device has a live connection to this instance (said hello, not closed since). */
+    connectedHere: (deviceId: string): boolean => registry.get(deviceId) !== undefined,
+
+    /**
+     * Whether the device is online: connected here (no wait, no query), else served by another
+     * instance of a cluster (the registry's ownership).
+     */
+    isOnline: async (deviceId: string): Promise<boolean> =>
+      registry.get(deviceId) !== undefined || (await registry.ownerOf(deviceId)) !== null,
 
     /** False once the server stops: a device that dials now is turned away (it retries). */
     accepting: () => !stopping,
 
     /**
-     * Sends a command to a connected device and resolves with its result. `board` is the registered
-     * board when the caller knows it; else the live connection's. `source` says who sent it, for the
-     * `device.command` event (a recording keeps the script's commands).
+     * Sends a command to a connected device, on the instance serving it, and resolves with its
+     * result. `board` is the registered board when the caller knows it: arguments wrong for it are
+     * refused here; the instance serving the device checks them against the live connection's.
+     * `source` says who sent it, for the `device.command` event (a recording keeps the script's
+     * commands).
      */
     async command(
       device: DeviceRef & { board?: Board },
@@ -157,40 +243,58 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       args: Record<string, unknown>,
       source: "script" | "api" = "api",
     ): Promise<unknown> {
+      const ref = { projectId: device.projectId, deviceId: device.deviceId };
+      if (device.board !== undefined) {
+        try {
+          validateCommand(device.board, type, args);
+        } catch (error) {
+          if (error instanceof AppError)
+            publishCommand(
+              ref,
+              source,
+              type,
+              args,
+              { ok: false, code: error.code, message: error.message },
+              0,
+            );
+          throw error;
+        }
+      }
+      return router.send(ref, { kind: "command", type, args, source });
+    },
+
+    /** `command` on the instance serving the device (or finding it offline): the router's `command`. */
+    async serveCommand(
+      device: DeviceRef,
+      type: string,
+      args: Record<string, unknown>,
+      source: "script" | "api",
+    ): Promise<unknown> {
       const found = registry.get(device.deviceId);
       const connection = found?.projectId === device.projectId ? found : undefined;
-      const publish = (
-        command: string,
-        args: Record<string, unknown>,
-        result: CommandOutcomeRecord,
-        ms: number,
-      ) =>
-        void bus.publish("device.command", {
-          projectId: device.projectId,
-          deviceId: device.deviceId,
-          at: deps.clock.now(),
-          source,
-          command,
-          args,
-          result,
-          ms,
-        });
       /**
        * A command refused before it reached the device (bad arguments, the device offline) is an
        * event too, with `ms` 0: when the device is known to be in the project (its live connection,
-       * or its row: the caller passed its board, or it is read now). Watchers follow a device id.
+       * or its row, read now). Watchers follow a device id.
        */
       const refuse = async (error: AppError, args: Record<string, unknown>): Promise<never> => {
         const inProject =
           connection !== undefined ||
-          device.board !== undefined ||
           (await repos.devices.findForAuth(device.deviceId))?.projectId === device.projectId;
-        if (inProject) publish(type, args, { ok: false, code: error.code, message: error.message }, 0);
+        if (inProject)
+          publishCommand(
+            device,
+            source,
+            type,
+            args,
+            { ok: false, code: error.code, message: error.message },
+            0,
+          );
         throw error;
       };
       let command: ReturnType<typeof validateCommand>;
       try {
-        command = validateCommand(device.board ?? connection?.board, type, args);
+        command = validateCommand(connection?.board, type, args);
       } catch (error) {
         if (error instanceof AppError) return refuse(error, args);
         throw error;
@@ -198,7 +302,14 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       if (!connection) return refuse(new AppError("device_offline"), command.args);
       const started = performance.now();
       const sent = (result: CommandOutcomeRecord) =>
-        publish(command.type, command.args, result, Math.round(performance.now() - started));
+        publishCommand(
+          device,
+          source,
+          command.type,
+          command.args,
+          result,
+          Math.round(performance.now() - started),
+        );
       let result: unknown;
       try {
         result = await connection.command(command.type, command.args, deps.commandTimeoutSeconds * 1000);
@@ -221,8 +332,16 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       return this.command({ ...device, board }, type, args);
     },
 
-    /** A raw typed message for the device (scripts' `DEVICE.send`); nothing waits for an answer. */
-    sendRaw(device: DeviceRef, message: Record<string, unknown>): void {
+    /**
+     * A raw typed message for the device (scripts' `DEVICE.send`), sent by the instance serving it;
+     * the device does not answer it. Rejects when the device is offline or the message too large.
+     */
+    async sendRaw(device: DeviceRef, message: Record<string, unknown>): Promise<void> {
+      await router.send(device, { kind: "raw", message });
+    },
+
+    /** `sendRaw` on the instance serving the device: the router's `raw`. */
+    sendRawHere(device: DeviceRef, message: Record<string, unknown>): void {
       const connection = registry.get(device.deviceId);
       if (!connection || connection.projectId !== device.projectId) throw new AppError("device_offline");
       if (Buffer.byteLength(JSON.stringify(message)) > connection.maxFrame) {
@@ -264,11 +383,33 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
             { projectId: device.projectId, deviceId: device.id },
             "warn",
             "system",
-            `server restarted after stopping without closing connections (a crash, a kill or a power cut): ` +
-              `the device${device.lastSeenAt ? `, last seen ${new Date(device.lastSeenAt).toISOString()},` : ""} ` +
-              "went offline with it",
+            `server restarted after stopping without closing connections (a crash, a kill or a power cut): ${crashLine(device)}`,
           ),
         ),
+      );
+    },
+
+    /**
+     * At the boot of a cluster's instance: only the devices no live instance serves are offline
+     * (their instance died, or none was recorded); their logs say so and watchers are told.
+     */
+    async markOfflineExcept(liveInstanceIds: string[]): Promise<void> {
+      await tellLost(
+        await repos.devices.markOfflineExcept(liveInstanceIds),
+        "its server instance stopped without closing connections (a crash, a kill or a power cut)",
+        "server instance stopped",
+      );
+    },
+
+    /**
+     * A cluster's instance died (its lease expired): its devices go offline, once across the
+     * cluster; their logs say so and watchers everywhere are told (`device.disconnected`).
+     */
+    async markInstanceOffline(deadInstanceId: string): Promise<void> {
+      await tellLost(
+        await repos.devices.markInstanceOffline(deadInstanceId),
+        `server instance ${deadInstanceId} stopped answering (its lease expired)`,
+        "server instance stopped",
       );
     },
   };

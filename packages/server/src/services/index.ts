@@ -3,6 +3,7 @@ import type { Database } from "../db/database.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
+import { type CommandRouter, LocalCommandRouter, type RoutedHandler } from "../link/command-router.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { createRepositories } from "../repositories/index.ts";
 import { retentionRepository } from "../repositories/retention.ts";
@@ -36,6 +37,11 @@ export interface ServiceDeps {
   config: Config;
   bus: EventBus;
   registry: DeviceRegistry;
+  /**
+   * Where commands and script messages for a device run: the instance serving it. Default: this
+   * process (LocalCommandRouter); a cluster passes its own (src/cluster/).
+   */
+  router?: CommandRouter;
   onError: (error: unknown) => void;
   database: Database;
   box: SecretBox;
@@ -54,6 +60,7 @@ export function createServices({
   version,
   bus,
   registry,
+  router = new LocalCommandRouter(),
   onError,
   serverUrl,
 }: ServiceDeps) {
@@ -71,12 +78,15 @@ export function createServices({
     repos,
     bus,
     clock,
-    connected: (deviceId) => registry.get(deviceId) !== undefined,
+    // Pins are learnt where the device is served: its commands run there (the router) and its
+    // messages arrive there, so "connected" is "connected to this instance" (no wait, no query).
+    connected: (deviceId) => deviceLink.connectedHere(deviceId),
   });
   const deviceLink = deviceLinkService({
     repos,
     pins: devicePins,
     registry,
+    router,
     bus,
     logs: deviceLogs,
     state: deviceState,
@@ -98,7 +108,7 @@ export function createServices({
   const scripts = scriptHostService({
     repos,
     bus,
-    files,
+    router,
     link: deviceLink,
     logs: deviceLogs,
     state: deviceState,
@@ -107,6 +117,20 @@ export function createServices({
     docsBaseUrl: serverUrl,
     onError,
   });
+  /** What this instance does for the devices it serves (or finds offline), whichever instance asked. */
+  const serveRouted: RoutedHandler = async (device, request) => {
+    switch (request.kind) {
+      case "command":
+        return deviceLink.serveCommand(device, request.type, request.args, request.source);
+      case "raw":
+        deviceLink.sendRawHere(device, request.message);
+        return null;
+      case "message":
+        scripts.deliverHere(device, request.message);
+        return null;
+    }
+  };
+  router.serve(serveRouted);
   const rollouts = rolloutsService({
     repos,
     scripts,
@@ -136,6 +160,10 @@ export function createServices({
     shared,
   });
   return {
+    /** Commands, raw messages and script messages go through it to the instance serving the device. */
+    router,
+    /** What `router` runs here (tests wrap it to see what goes through). */
+    serveRouted,
     audit,
     /** Records the security-relevant events (a lifecycle part: it subscribes when started). */
     auditLog: new AuditRecorder({ repo: repos.auditLog, bus, clock }),
@@ -170,7 +198,16 @@ export function createServices({
     tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
     alerts,
     /** Alert rules over the bus and the webhook delivery queue (a lifecycle part). */
-    alertMonitor: new AlertMonitor({ alerts, repos, bus, clock, onError, isOnline: deviceLink.isOnline }),
+    // Asked every tick for each offline device: connected to this instance, no query (a device
+    // another instance serves is known from the database, deviceLink.isOnline or the bus).
+    alertMonitor: new AlertMonitor({
+      alerts,
+      repos,
+      bus,
+      clock,
+      onError,
+      isOnline: deviceLink.connectedHere,
+    }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -2,10 +2,10 @@ import type { Board, LogLevel } from "@sdk/protocol";
 import { ScriptLoadError } from "@sdk/sandbox";
 import { AppError } from "../errors.ts";
 import type { EventBus, Unsubscribe } from "../events/bus.ts";
+import type { CommandRouter } from "../link/command-router.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { LogCollapser } from "../scripts/log-collapser.ts";
 import { type RemoteHost, type RemoteSandbox, scriptPool } from "../scripts/pool.ts";
-import type { ProjectFiles } from "../storage/project-files.ts";
 import type { Principal } from "./auth.ts";
 import type { DeviceLinkService } from "./device-link.ts";
 import { type DeviceLogsService, type DeviceRef, requireVisibleDevice } from "./device-logs.ts";
@@ -78,7 +78,8 @@ const throttleRetellMs = 60_000;
 export function scriptHostService(deps: {
   repos: Pick<Repositories, "deployments" | "devices">;
   bus: EventBus;
-  files: ProjectFiles;
+  /** Messages for a device's script go to the instance serving the device. */
+  router: CommandRouter;
   link: DeviceLinkService;
   logs: DeviceLogsService;
   state: DeviceStateService;
@@ -94,7 +95,7 @@ export function scriptHostService(deps: {
   docsBaseUrl: () => string;
   onError: (error: unknown) => void;
 }) {
-  const { repos, bus, files, link, logs, state, env, limits, onError } = deps;
+  const { repos, bus, router, link, logs, state, env, limits, onError } = deps;
   const published = link.publishScriptMessage;
   const projects = new Map<string, ProjectScripts>();
   /** Connected devices per project, whether or not a script runs for them. */
@@ -206,11 +207,9 @@ export function scriptHostService(deps: {
         else onError(error);
       }),
     send: (deviceId, message) => {
-      try {
-        link.sendRaw({ projectId, deviceId }, message);
-      } catch (error) {
+      link.sendRaw({ projectId, deviceId }, message).catch((error: unknown) => {
         log({ projectId, deviceId }, "error", `send: ${(error as Error).message}`);
-      }
+      });
     },
     log: (deviceId, level, message) => writeLog({ projectId, deviceId }, level, message),
     failed: (deviceId, kind, entry) => {
@@ -284,7 +283,9 @@ export function scriptHostService(deps: {
 
   /** Loads a deployment into a fresh sandbox. Throws ScriptLoadError when the bundle does not load. */
   async function load(projectId: string, deploymentId: string): Promise<RemoteSandbox> {
-    const { bundle, sourceMap } = await files.readDeployment(projectId, deploymentId);
+    const stored = await repos.deployments.bundle(deploymentId);
+    if (!stored) throw new Error(`deployment ${deploymentId} has no bundle stored`);
+    const { bundle, sourceMap } = stored;
     let loaded: RemoteSandbox | undefined;
     loaded = await pool.load(
       {
@@ -327,6 +328,27 @@ export function scriptHostService(deps: {
     if (stopped || !stableConnected(projectId, p)) return sandbox.dispose();
     p.running = { deploymentId: deployment.id, sandbox };
     attachAll(projectId, sandbox);
+  }
+
+  /**
+   * Another instance made a deployment live (its trial and first-minute watch ran there): when this
+   * instance runs the project's scripts, they move to the live deployment read from the database
+   * (inside `holdingWhile`). A canary running here is left to its rollout.
+   */
+  async function reload(projectId: string, p: ProjectScripts): Promise<void> {
+    const previous = p.running;
+    if (!previous || stopped) return;
+    const active = await repos.deployments.active(projectId);
+    if (!active || active.id === previous.deploymentId || stopped || p.running !== previous) return;
+    p.running = undefined;
+    if (!previous.sandbox.disposed) {
+      // The old instances' onDeviceDisconnect runs before the new ones' onDeviceConnect.
+      for (const deviceId of previous.sandbox.devices) previous.sandbox.detach(deviceId);
+      await previous.sandbox.sync();
+      previous.sandbox.dispose();
+    }
+    p.restarts = [];
+    await start(projectId, p);
   }
 
   /**
@@ -426,6 +448,8 @@ export function scriptHostService(deps: {
       unsubscribe = [
         bus.subscribe("device.connected", (device) => connect(device, device.board)),
         bus.subscribe("device.disconnected", disconnect),
+        // Another instance serves the device now: its script instance here ends (no event says so).
+        link.onReleased((connection) => disconnect(connection)),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
           const p = projects.get(projectId);
           if (p?.holding) hold(p, deviceId, message);
@@ -433,30 +457,55 @@ export function scriptHostService(deps: {
         }),
         // Returned, so the request that changed a variable answers once running scripts see it.
         // A deleted project's devices are gone too: drop what is kept for it, once its queue is done.
-        bus.subscribe("project.deleted", ({ projectId }) => {
-          serial(projectId, (p) => {
-            for (const sandbox of sandboxesOf(p)) sandbox.dispose();
-            p.running = undefined;
-            p.canary = undefined;
-            if (projects.get(projectId) === p) projects.delete(projectId);
-            connected.delete(projectId);
-          }).catch(onError);
-        }),
-        bus.subscribe("env.changed", async ({ projectId }) => {
-          const sandboxes = sandboxesOf(projects.get(projectId));
-          if (sandboxes.length === 0) return;
-          const values = await env.forScripts(projectId);
-          for (const sandbox of sandboxes) sandbox.setEnv(values);
-          await Promise.all(sandboxes.map((sandbox) => sandbox.sync()));
-        }),
+        bus.subscribe(
+          "project.deleted",
+          ({ projectId }) => {
+            serial(projectId, (p) => {
+              for (const sandbox of sandboxesOf(p)) sandbox.dispose();
+              p.running = undefined;
+              p.canary = undefined;
+              if (projects.get(projectId) === p) projects.delete(projectId);
+              connected.delete(projectId);
+            }).catch(onError);
+          },
+          { everywhere: true },
+        ),
+        bus.subscribe(
+          "env.changed",
+          async ({ projectId }) => {
+            const sandboxes = sandboxesOf(projects.get(projectId));
+            if (sandboxes.length === 0) return;
+            const values = await env.forScripts(projectId);
+            for (const sandbox of sandboxes) sandbox.setEnv(values);
+            await Promise.all(sandboxes.map((sandbox) => sandbox.sync()));
+          },
+          { everywhere: true },
+        ),
+        // Made live on another instance: the scripts running here move to it. The activation here
+        // already runs it (the same id): nothing to do, no database read.
+        bus.subscribe(
+          "deployment.activated",
+          ({ projectId, deploymentId }) => {
+            const running = projects.get(projectId)?.running;
+            if (!running || running.deploymentId === deploymentId || stopped) return;
+            holdingWhile(projectId, (p) => reload(projectId, p)).catch(onError);
+          },
+          { everywhere: true },
+        ),
       ];
     },
 
     /**
-     * Delivers a message to the device's script (REST, dashboard, MCP). It does not wait for room:
-     * a project at its back-pressure bound answers 429 `scripts_busy` at once.
+     * Delivers a message to the device's script (REST, dashboard, MCP, tags, Home Assistant), on
+     * the instance serving the device (`deliverHere` there). It does not wait for room: a project at
+     * its back-pressure bound answers 429 `scripts_busy` at once.
      */
-    deliver(device: DeviceRef, message: Record<string, unknown>): void {
+    async deliver(device: DeviceRef, message: Record<string, unknown>): Promise<void> {
+      await router.send(device, { kind: "message", message });
+    },
+
+    /** `deliver` on the instance serving the device (the command router's `message`). */
+    deliverHere(device: DeviceRef, message: Record<string, unknown>): void {
       if (!connected.get(device.projectId)?.has(device.deviceId)) throw new AppError("device_offline");
       const p = projects.get(device.projectId);
       if ((p?.held?.messages.length ?? 0) >= heldMax || sandboxOf(p, device.deviceId)?.full)
@@ -477,7 +526,7 @@ export function scriptHostService(deps: {
       message: Record<string, unknown>,
     ): Promise<void> {
       await requireVisibleDevice(repos, principal, device);
-      this.deliver(device, message);
+      await this.deliver(device, message);
     },
 
     /**

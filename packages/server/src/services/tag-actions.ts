@@ -83,7 +83,7 @@ export function tagActionsService(deps: {
         concurrency: tagActionLimits.concurrency,
         timeoutMs: timeoutSeconds * 1000,
         task: async (device) => {
-          scripts.deliver({ projectId, deviceId: device.id }, input.message);
+          await scripts.deliver({ projectId, deviceId: device.id }, input.message);
           return { ok: true, deviceId: device.id, name: device.name };
         },
         onError: (device, error) => {

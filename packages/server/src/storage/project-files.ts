@@ -2,7 +2,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { idPattern, idPrefixes } from "@sdk/protocol";
 
-/** Files that belong to one project (deployed bundles and the like) live in `<dataDir>/projects/<id>/`. */
+/**
+ * Files that belong to one project live in `<dataDir>/projects/<id>/`: since 0009 only deployed
+ * bundles of older servers, read once at boot to copy them into the database.
+ */
 export class ProjectFiles {
   readonly root: string;
 
@@ -21,31 +24,27 @@ export class ProjectFiles {
     return path.join(this.dir(projectId), "deployments", deploymentId);
   }
 
-  /** Stores a deployment's bundle and source map; written to a temp dir first, then renamed into place. */
-  async writeDeployment(
-    projectId: string,
-    deploymentId: string,
-    files: { bundle: string; sourceMap?: string },
-  ): Promise<void> {
-    const dir = this.deploymentDir(projectId, deploymentId);
-    const temp = `${dir}.tmp`;
-    await fs.rm(temp, { recursive: true, force: true });
-    await fs.mkdir(temp, { recursive: true, mode: 0o700 });
-    await fs.writeFile(path.join(temp, "script.js"), files.bundle);
-    if (files.sourceMap) await fs.writeFile(path.join(temp, "script.js.map"), files.sourceMap);
-    await fs.rename(temp, dir);
-  }
-
+  /**
+   * The bundle and source map a server before 0009 stored for a deployment (they are in the
+   * database since: copied in at boot); undefined when there is no such file.
+   */
   async readDeployment(
     projectId: string,
     deploymentId: string,
-  ): Promise<{ bundle: string; sourceMap?: string }> {
+  ): Promise<{ bundle: string; sourceMap?: string } | undefined> {
     const dir = this.deploymentDir(projectId, deploymentId);
-    const bundle = await fs.readFile(path.join(dir, "script.js"), "utf8");
+    let bundle: string;
+    try {
+      bundle = await fs.readFile(path.join(dir, "script.js"), "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
     const sourceMap = await fs.readFile(path.join(dir, "script.js.map"), "utf8").catch(() => undefined);
-    return { bundle, sourceMap };
+    return sourceMap === undefined ? { bundle } : { bundle, sourceMap };
   }
 
+  /** Removes a deployment's files (of a server before 0009), if any. */
   async removeDeployment(projectId: string, deploymentId: string): Promise<void> {
     await fs.rm(this.deploymentDir(projectId, deploymentId), { recursive: true, force: true });
   }

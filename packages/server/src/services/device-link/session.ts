@@ -76,6 +76,8 @@ export interface SessionContext extends LinkDeps {
   stopping(): boolean;
   /** The session's socket closed and everything it read has been handled. */
   settled(session: DeviceSession): void;
+  /** The connection closed while another instance serves the device: no device.disconnected. */
+  released(session: DeviceSession): void;
 }
 
 const helloTimeoutMs = 10_000;
@@ -361,11 +363,12 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
     const now = clock.now();
     // Queued together (one group commit, not one after another): presence, then the log lines.
-    const writes: Promise<void>[] = [
+    const writes: Promise<unknown>[] = [
       repos.devices.setPresence(this.deviceId, {
         status: "online",
         lastSeenAt: now,
         firmwareVersion: hello.firmware,
+        instanceId: registry.instanceId,
       }),
     ];
     if (hello.board !== this.board) {
@@ -412,7 +415,14 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       `disconnected (${code}${why ? `: ${why}` : ""})`,
     );
     try {
-      await repos.devices.setPresence(this.deviceId, { status: "offline", lastSeenAt: now });
+      // Where this instance (still) serves it: another instance that took it over before this one
+      // heard of it keeps it online, and no one is told it went offline.
+      const applied = await repos.devices.setPresence(this.deviceId, {
+        status: "offline",
+        lastSeenAt: now,
+        instanceId: registry.instanceId,
+      });
+      if (!applied) return this.#context.released(this);
     } catch (error) {
       onError(error);
     }

@@ -1,0 +1,132 @@
+import { type ErrorCode, errorCatalog } from "@sdk/protocol";
+import { AppError } from "../errors.ts";
+import type { CommandRouter, RoutedDevice, RoutedHandler, RoutedRequest } from "../link/command-router.ts";
+import type { DeviceRegistry } from "../link/registry.ts";
+import { type Msg, type NatsConnection, RequestError, type Subscription, TimeoutError } from "./nats.ts";
+
+/** A routed request as it travels to the owner. */
+interface Routed {
+  device: RoutedDevice;
+  request: RoutedRequest;
+}
+
+/** The owner's answer: the handler's value, or its error's code and message. */
+type Reply =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      code: ErrorCode;
+      message: string;
+      extra?: ConstructorParameters<typeof AppError>[2];
+    };
+
+/**
+ * The command router of a cluster instance (docs/scaling.md). A request for a device this instance
+ * serves runs here; for a device another instance serves, it goes to that instance over NATS
+ * request/reply (`<cluster>.inst.<id>.route`), which runs it with its own handler and sends back
+ * the value or the AppError's code and message, thrown here again as the same AppError. A device
+ * no instance serves, or whose instance does not answer the request, is handled here: the handler
+ * answers `device_offline`.
+ */
+export class NatsCommandRouter implements CommandRouter {
+  readonly #nc: NatsConnection;
+  readonly #registry: DeviceRegistry;
+  readonly #subject: (instanceId: string) => string;
+  readonly #timeoutMs: number;
+  readonly #onError: (error: unknown) => void;
+  #handler: RoutedHandler | undefined;
+  #subscription: Subscription | undefined;
+
+  constructor(options: {
+    nc: NatsConnection;
+    clusterName: string;
+    registry: DeviceRegistry;
+    /** How long to wait for the owner: the command timeout plus a margin for the trip. */
+    timeoutMs: number;
+    onError: (error: unknown) => void;
+  }) {
+    this.#nc = options.nc;
+    this.#registry = options.registry;
+    this.#subject = (id) => `${options.clusterName}.inst.${id}.route`;
+    this.#timeoutMs = options.timeoutMs;
+    this.#onError = options.onError;
+  }
+
+  async send(device: RoutedDevice, request: RoutedRequest): Promise<unknown> {
+    if (this.#registry.get(device.deviceId)) return this.#here(device, request);
+    const owner = await this.#registry.ownerOf(device.deviceId);
+    if (!owner || owner === this.#registry.instanceId) return this.#here(device, request);
+    let msg: Msg;
+    try {
+      msg = await this.#nc.request(
+        this.#subject(owner),
+        JSON.stringify({ device, request } satisfies Routed),
+        {
+          timeout: this.#timeoutMs,
+        },
+      );
+    } catch (error) {
+      // The owner is gone (stopped, or dead and not swept yet): nobody serves the device.
+      if (error instanceof RequestError && error.isNoResponders()) return this.#here(device, request);
+      if (error instanceof TimeoutError || (error as Error).cause instanceof TimeoutError)
+        throw new AppError(
+          "device_timeout",
+          `${label(request)}: instance ${owner}, which serves the device, did not answer within ${this.#timeoutMs / 1000}s`,
+        );
+      throw error;
+    }
+    const reply = msg.json<Reply>();
+    if (reply.ok) return reply.value;
+    throw new AppError(
+      reply.code in errorCatalog ? reply.code : "internal_error",
+      reply.message,
+      reply.extra,
+    );
+  }
+
+  serve(handler: RoutedHandler): void {
+    this.#handler = handler;
+    this.#subscription ??= this.#nc.subscribe(this.#subject(this.#registry.instanceId), {
+      callback: (error, msg) => {
+        if (error) return this.#onError(error);
+        void this.#answer(msg);
+      },
+    });
+  }
+
+  stop(): void {
+    const subscription = this.#subscription;
+    this.#subscription = undefined;
+    if (subscription && !this.#nc.isClosed()) subscription.unsubscribe();
+  }
+
+  #here(device: RoutedDevice, request: RoutedRequest): Promise<unknown> {
+    return this.#handler ? this.#handler(device, request) : Promise.reject(new AppError("device_offline"));
+  }
+
+  /** Runs a request another instance routed here and replies with what came of it. */
+  async #answer(msg: Msg): Promise<void> {
+    let reply: Reply;
+    try {
+      const { device, request } = msg.json<Routed>();
+      reply = { ok: true, value: (await this.#here(device, request)) ?? null };
+    } catch (error) {
+      if (error instanceof AppError) {
+        const { fields, headers, details } = error;
+        reply = { ok: false, code: error.code, message: error.message, extra: { fields, headers, details } };
+      } else {
+        this.#onError(error);
+        reply = { ok: false, code: "internal_error", message: errorCatalog.internal_error.message };
+      }
+    }
+    try {
+      msg.respond(JSON.stringify(reply));
+    } catch (error) {
+      this.#onError(error); // the connection closed meanwhile: the caller times out
+    }
+  }
+}
+
+function label(request: RoutedRequest): string {
+  return request.kind === "command" ? request.type : request.kind;
+}

@@ -1,0 +1,239 @@
+// Two instances of one cluster in this process: createServer twice on one PostgreSQL schema and
+// one NATS (a cluster name of their own), each with its own INSTANCE_ID and DATA_DIR, one key file.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { type TestContext, test } from "node:test";
+import { deviceCloseCodes } from "@sdk/protocol";
+import { waitUntil } from "@sdk/test-helpers";
+import { natsCluster } from "./helpers/nats.ts";
+import { postgresUrl } from "./helpers/postgres.ts";
+import { simulatedBoard } from "./helpers/script-project.ts";
+import { createTestServer, startTestServer, type TestServer, tempDir } from "./helpers/server.ts";
+import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
+
+const bearer = (token: string | undefined) => ({ authorization: `Bearer ${token}` });
+
+/** The environment every instance of one test cluster shares, or null (the test is skipped). */
+async function clusterEnv(t: TestContext, extra: Record<string, string> = {}) {
+  const databaseUrl = await postgresUrl(t);
+  if (!databaseUrl) return null;
+  const nats = await natsCluster(t);
+  if (!nats) return null;
+  const keyFile = path.join(tempDir(t), "secret.key");
+  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
+  return {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: nats.natsUrl,
+    CLUSTER_NAME: nats.clusterName,
+    SECRET_KEY_FILE: keyFile,
+    ...extra,
+  };
+}
+
+const instance = (t: TestContext, env: Record<string, string>, id: string) =>
+  startTestServer(t, { env: { ...env, INSTANCE_ID: id } });
+
+/** A user (signed up through `a`), a project and a device; the token works on every instance. */
+async function deviceOf(a: TestServer) {
+  const { client } = await a.user();
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const { device, credentials } = await client.api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico_w" },
+  });
+  const ids = { projectId: project.id, deviceId: device.id };
+  return {
+    token: client.token,
+    ids,
+    credentials,
+    watchPath: `/v1/projects/${project.id}/devices/${device.id}/watch`,
+  };
+}
+
+test("cluster: a device on A, a watcher on B: its events in order, commands from B, a reconnect to B takes it over", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+
+  // A watcher on B, and one on A for comparison.
+  const watch = await openSocket(t, wsUrl(b.url, watchPath), { headers: bearer(token) });
+  const local = await openSocket(t, wsUrl(a.url, watchPath), { headers: bearer(token) });
+  assert.equal((await watch.inbox.type("snapshot")).device.status, "offline");
+  await local.inbox.type("snapshot");
+  const sim = simulatedBoard(t, new URL(a.url).host, credentials).start();
+  await sim.waitFor("connected");
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  for (let n = 1; n <= 20; n++) {
+    sim.sendLog("info", `line ${n}`);
+    sim.sendState("count", n);
+  }
+  const last = (m: any) => m.type === "state" && m.value === 20;
+  await watch.inbox.next(last);
+  await local.inbox.next(last);
+  const upTo = (messages: any[]) => messages.slice(1, messages.findIndex(last) + 1);
+  assert.deepEqual(
+    upTo(watch.inbox.messages),
+    upTo(local.inbox.messages),
+    "B's watcher hears what A's hears: the same events, in the same order, with the same seq",
+  );
+  const values = (type: string) =>
+    watch.inbox.messages
+      .filter((m) => m.type === type && (type !== "log" || m.entry.source === "device"))
+      .map((m) => (type === "log" ? m.entry.message : m.value));
+  assert.deepEqual(
+    values("log"),
+    Array.from({ length: 20 }, (_, i) => `line ${i + 1}`),
+  );
+  assert.deepEqual(
+    values("state"),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  );
+  const seqs = watch.inbox.messages.map((m) => m.seq);
+  assert.deepEqual(
+    seqs,
+    seqs.map((_, i) => i + 1),
+    "seq counts up from 1 without gaps",
+  );
+
+  // A command through B runs on A, where the device is; the answer and the errors come back.
+  const viaB = b.client(token);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  const written = await viaB.api.sendDeviceCommand({
+    params: ids,
+    body: { type: "gpio_write", args: { pin: 2, value: 1 } },
+  });
+  assert.deepEqual(written, { value: null });
+  assert.equal(sim.pin(2).level, 1, "the board on A did it");
+
+  // The board reconnects to B: A lets its socket go with 4000, the device stays online.
+  const disconnected = sim.waitFor("disconnected");
+  const onB = await openSocket(t, wsUrl(b.url, "/v1/device"), {
+    headers: basic(credentials.deviceId, credentials.secret),
+  });
+  onB.send(hello());
+  await onB.inbox.type("welcome");
+  assert.equal((await disconnected).code, deviceCloseCodes.replaced);
+  await waitUntil(
+    async () =>
+      (await viaB.api.listDeviceLogs({ params: ids, query: { limit: 50 } })).some((l) =>
+        /another server instance/.test(l.message),
+      ),
+    10_000,
+    "A's log line for the takeover",
+  );
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  assert.equal(
+    watch.inbox.messages.filter((m) => m.type === "status" && m.status === "offline").length,
+    0,
+    "no offline on the way",
+  );
+  // Commands through A now reach B's connection.
+  const viaA = a.client(token);
+  const command = viaA.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 3 } } });
+  const frame = await onB.inbox.next((m) => m.type === "gpio_read");
+  onB.send({ type: "result", id: frame.id, value: { value: 0 } });
+  assert.deepEqual(await command, { value: { value: 0 } });
+  // The device's error on B reaches the caller on A with its code and message.
+  const failing = viaA.api.sendDeviceCommand({
+    params: ids,
+    body: { type: "i2c_read", args: { bus: 0, address: 64, length: 2 } },
+  });
+  const i2c = await onB.inbox.next((m) => m.type === "i2c_read");
+  onB.send({ type: "error", id: i2c.id, code: "i2c_nack", message: "no device at 0x40" });
+  await assert.rejects(
+    failing,
+    (e: any) =>
+      e.status === 502 && e.code === "device_error" && e.message === "i2c_read: i2c_nack: no device at 0x40",
+  );
+});
+
+test("cluster: an instance that stops renewing its lease is dead: its devices go offline once, watchers on the others hear it", async (t) => {
+  const env = await clusterEnv(t, { CLUSTER_LEASE_SECONDS: "2" });
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const sim = simulatedBoard(t, new URL(a.url).host, credentials).start();
+  await sim.waitFor("connected");
+  // B boots while A serves the device: it stays online (one process would mark every device offline).
+  const b = await instance(t, env, "i-b");
+  const viaB = b.client(token);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  const watch = await openSocket(t, wsUrl(b.url, watchPath), { headers: bearer(token) });
+  assert.equal((await watch.inbox.type("snapshot")).device.status, "online");
+
+  // A "dies": no more renewals, no more NATS (its sockets stay open, as a frozen process's would).
+  await a.server.cluster?.lease.halt();
+  await a.server.cluster?.close();
+  const offline = await watch.inbox.next((m) => m.type === "status" && m.status === "offline", 15_000);
+  assert.ok(offline.reason);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "offline");
+  const logs = (await viaB.api.listDeviceLogs({ params: ids, query: { limit: 50 } })).map((l) => l.message);
+  assert.equal(
+    logs.filter((m) => /server instance i-a stopped answering/.test(m)).length,
+    1,
+    logs.join("\n"),
+  );
+  // A command through B for the device: no instance serves it.
+  await assert.rejects(
+    viaB.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 3 } } }),
+    (e: any) => e.status === 409 && e.code === "device_offline",
+  );
+});
+
+test("cluster: startup refuses an unreachable NATS and a missing key file, and never makes a key", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  await assert.rejects(
+    createTestServer(t, { env: { ...env, NATS_URL: "nats://user:hunter2@127.0.0.1:1" } }),
+    (e: Error) =>
+      /cannot connect to NATS at 127\.0\.0\.1:1 \(NATS_URL\)/.test(e.message) && !/hunter2/.test(e.message),
+  );
+  const dataDir = tempDir(t);
+  await assert.rejects(
+    createTestServer(t, { dataDir, env: { ...env, SECRET_KEY_FILE: "" } }),
+    (e: Error) =>
+      e.message.includes(path.join(dataDir, "secret.key")) &&
+      /every instance of a cluster needs the same secret key file/.test(e.message) &&
+      e.message.includes("head -c 32 /dev/urandom | base64 > secret.key"),
+  );
+  assert.equal(fs.existsSync(path.join(dataDir, "secret.key")), false, "no key was made");
+  // The data directory was let go: a server with the right settings starts on it.
+  const server = await createTestServer(t, { dataDir, env });
+  assert.equal(server.cluster?.instanceId.startsWith("i-"), true);
+});
+
+test("cluster: a clean stop removes the instance's lease row and takes its devices offline; the others carry on", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  const { token, ids, credentials } = await deviceOf(a);
+  const sim = simulatedBoard(t, new URL(a.url).host, credentials).start();
+  await sim.waitFor("connected");
+  const instances = async () =>
+    (await b.server.database.db.selectFrom("instances").select("id").orderBy("id").execute()).map(
+      (r) => r.id,
+    );
+  assert.deepEqual(await instances(), ["i-a", "i-b"]);
+  const disconnected = sim.waitFor("disconnected");
+  await a.server.close();
+  assert.equal((await disconnected).code, 1001, "going away");
+  assert.deepEqual(await instances(), ["i-b"]);
+  const viaB = b.client(token);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "offline");
+  // The board comes back through B.
+  const again = simulatedBoard(t, new URL(b.url).host, credentials).start();
+  await again.waitFor("connected");
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  assert.deepEqual(
+    await viaB.api.sendDeviceCommand({
+      params: ids,
+      body: { type: "gpio_write", args: { pin: 2, value: 1 } },
+    }),
+    { value: null },
+  );
+});
