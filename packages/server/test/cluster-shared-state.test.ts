@@ -1,27 +1,32 @@
-// Two instances of a cluster in this process (NATS_URL and one PostgreSQL database): the state
+// Two instances of a cluster in this process (one NATS, one PostgreSQL database): the state
 // that was per process is shared. The sign-in rate limit holds across instances, a firmware
-// release uploaded through one downloads through the other, and canaries are refused.
+// release uploaded through one downloads through the other, canaries are refused, and watch
+// sockets on one instance close for revocations and deletions made through the other.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fakeReleaseUf2 } from "@sdk/test-helpers";
-import { answers, skipOrFail } from "./helpers/mqtt.ts";
+import { natsCluster } from "./helpers/nats.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
-import { raw, startTestServer } from "./helpers/server.ts";
+import { raw, startTestServer, tempDir } from "./helpers/server.ts";
+import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const password = "correct horse battery";
 
 async function twoInstances(t: TestContext) {
   const url = await postgresUrl(t);
   if (!url) return null;
-  if (!(await answers(4222))) {
-    skipOrFail(t, "no NATS server answers on 127.0.0.1:4222");
-    return null;
-  }
+  const nats = await natsCluster(t);
+  if (!nats) return null;
+  const keyFile = path.join(tempDir(t), "secret.key");
+  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
   const env = {
     DATABASE_URL: url,
-    NATS_URL: "nats://127.0.0.1:4222",
-    CLUSTER_NAME: `t${randomBytes(4).toString("hex")}`,
+    NATS_URL: nats.natsUrl,
+    CLUSTER_NAME: nats.clusterName,
+    SECRET_KEY_FILE: keyFile,
     RATE_LIMIT_MAX_ATTEMPTS: "3",
     RATE_LIMIT_WINDOW_SECONDS: "60",
   };
@@ -30,7 +35,9 @@ async function twoInstances(t: TestContext) {
   return { a, b };
 }
 
-test("two instances: one sign-in rate limit, firmware uploaded through A downloads through B", async (t) => {
+test("two instances: one sign-in rate limit, firmware uploaded through A downloads through B", {
+  timeout: 30_000,
+}, async (t) => {
   const s = await twoInstances(t);
   if (!s) return;
   const { a, b } = s;
@@ -71,4 +78,36 @@ test("two instances: one sign-in rate limit, firmware uploaded through A downloa
   });
   assert.equal(canary.status, 409, JSON.stringify(canary.body));
   assert.equal(canary.body.error.code, "canary_needs_one_instance");
+});
+
+test("two instances: a token revoked through B closes a watch on A; a project deleted through B ends one", {
+  timeout: 30_000,
+}, async (t) => {
+  const s = await twoInstances(t);
+  if (!s) return;
+  const { a, b } = s;
+  const { client } = await a.user("owner@example.com", password);
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const { device } = await client.api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico2_w" },
+  });
+  const token = await client.api.createToken({ body: { name: "watcher" } });
+  const bearer = { authorization: `Bearer ${token.token}` };
+  const deviceWatch = await openSocket(
+    t,
+    wsUrl(a.url, `/v1/projects/${project.id}/devices/${device.id}/watch`),
+    { headers: bearer },
+  );
+  await deviceWatch.inbox.type("snapshot");
+  const projectWatch = await openSocket(t, wsUrl(a.url, `/v1/projects/${project.id}/watch`), {
+    headers: { authorization: `Bearer ${client.token}` },
+  });
+  await projectWatch.inbox.type("snapshot");
+
+  const throughB = b.client(client.token);
+  await throughB.api.revokeToken({ params: { tokenId: token.id } });
+  assert.equal((await deviceWatch.closed).code, 4001, "revoked through B, closed on A");
+  await throughB.api.deleteProject({ params: { projectId: project.id } });
+  assert.deepEqual(await projectWatch.closed, { code: 4004, reason: "project deleted" });
 });
