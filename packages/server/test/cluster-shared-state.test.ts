@@ -7,9 +7,10 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { type TestContext, test } from "node:test";
-import { fakeReleaseUf2 } from "@sdk/test-helpers";
+import { fakeReleaseUf2, waitUntil } from "@sdk/test-helpers";
 import { natsCluster } from "./helpers/nats.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
+import { simulatedBoard } from "./helpers/script-project.ts";
 import { raw, startTestServer, tempDir } from "./helpers/server.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
@@ -110,4 +111,31 @@ test("two instances: a token revoked through B closes a watch on A; a project de
   assert.equal((await deviceWatch.closed).code, 4001, "revoked through B, closed on A");
   await throughB.api.deleteProject({ params: { projectId: project.id } });
   assert.deepEqual(await projectWatch.closed, { code: 4004, reason: "project deleted" });
+});
+
+test("two instances: the pins of a board served by A, as B answers them", { timeout: 30_000 }, async (t) => {
+  const s = await twoInstances(t);
+  if (!s) return;
+  const { a, b } = s;
+  const { client } = await a.user("owner@example.com", password);
+  const project = await client.api.createProject({ body: { name: "p" } });
+  const { device, credentials } = await client.api.createDevice({
+    params: { projectId: project.id },
+    body: { name: "d", board: "pico_w" },
+  });
+  const sim = simulatedBoard(t, new URL(a.url).host, credentials);
+  sim.start();
+  await sim.waitFor("connected");
+  const params = { projectId: project.id, deviceId: device.id };
+  const throughB = b.client(client.token);
+  // A command through B runs on A (which serves the board); B learns the pins from A.
+  await throughB.api.sendDeviceCommand({
+    params,
+    body: { type: "gpio_write", args: { pin: "LED", value: 1 } },
+  });
+  const levels = async (c: typeof client) =>
+    (await c.api.getDevicePins({ params })).map((p) => [p.pin, p.mode, p.level]);
+  await waitUntil(async () => (await levels(throughB)).length > 0, 10_000, "B knows the pins");
+  assert.deepEqual(await levels(throughB), [["LED", "output", 1]]);
+  assert.deepEqual(await levels(client), await levels(throughB), "A and B answer the same");
 });
