@@ -199,6 +199,12 @@ export const errorCatalog = {
     description:
       "A canary deploy names devices by tag or as a share of the connected devices, and none of them is connected now. Connect a device with the tag (or any device, for a percentage), or deploy without `--canary`.",
   },
+  canary_needs_one_instance: {
+    status: 409,
+    message: "Canaries need a server of one instance",
+    description:
+      "The server runs as several instances (a cluster, docs/scaling.md), and staged deploys are refused there for now: a canary's two versions would run on the instance that started it while its devices may be served by the others. Deploy without `--canary` (plain deploys go live on every instance and are watched for a crash loop), or run the canary against a server of one instance.",
+  },
   rollout_in_progress: {
     status: 409,
     message: "A canary is already running",

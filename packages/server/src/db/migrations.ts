@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { clusterMigration } from "./migration-cluster.ts";
 import { deviceTagsMigration } from "./migration-device-tags.ts";
+import { firmwareImagesMigration } from "./migration-firmware-images.ts";
 import { rolloutsMigration } from "./migration-rollouts.ts";
 import { alertsMigration } from "./migrations-alerts.ts";
 
@@ -177,6 +178,7 @@ const migrations: Record<string, Migration> = {
   "0007_device_tags": deviceTagsMigration,
   "0008_rollouts": rolloutsMigration,
   "0009_cluster": clusterMigration,
+  "0010_firmware_images": firmwareImagesMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

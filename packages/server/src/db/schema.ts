@@ -146,6 +146,14 @@ interface ProjectRetentionTable {
   updatedAt: Millis;
 }
 
+/** A firmware release file in the database (0010), for the instances of a cluster. */
+interface FirmwareImagesTable {
+  version: string;
+  board: Board;
+  /** The UF2, base64. */
+  uf2: string;
+}
+
 /** A running server instance and its lease (0009): past `leaseUntil` it is dead. */
 interface InstancesTable {
   id: string;
@@ -186,6 +194,7 @@ export interface DB {
   deviceStateHistory: DeviceStateHistoryTable;
   deployments: DeploymentsTable;
   firmwareReleases: FirmwareReleasesTable;
+  firmwareImages: FirmwareImagesTable;
   projectRetention: ProjectRetentionTable;
   deviceTags: DeviceTagsTable;
   instances: InstancesTable;

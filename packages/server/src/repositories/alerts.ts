@@ -135,6 +135,20 @@ export function alertsRepository(db: Kysely<DB>) {
         .orderBy("nextAttemptAt")
         .limit(limit)
         .execute(),
+    /**
+     * Sets a pending delivery's next attempt to `until` if it is still `expected` (compare and
+     * set): true for the one caller that changed it (the instance of a cluster that attempts it).
+     */
+    claimDelivery: async (id: string, expected: number | null, until: number | null) => {
+      const result = await db
+        .updateTable("alertDeliveries")
+        .set({ nextAttemptAt: until })
+        .where("id", "=", id)
+        .where("status", "=", "pending")
+        .where("nextAttemptAt", expected === null ? "is" : "=", expected)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     recordAttempt: async (
       id: string,
       change: { status: DeliveryRow["status"]; attempts: string; nextAttemptAt: number | null },

@@ -17,6 +17,40 @@ export function firmwareRepository(db: Kysely<DB>) {
         .where("version", "=", version)
         .where("board", "=", board)
         .executeTakeFirst(),
+    /** The UF2 of a release file stored in the database (a cluster's instances), base64. */
+    image: async (version: string, board: Board) =>
+      (
+        await db
+          .selectFrom("firmwareImages")
+          .select("uf2")
+          .where("version", "=", version)
+          .where("board", "=", board)
+          .executeTakeFirst()
+      )?.uf2,
+    /** Release files whose UF2 is not in the database. */
+    withoutImage: () =>
+      db
+        .selectFrom("firmwareReleases")
+        .select(["firmwareReleases.version", "firmwareReleases.board"])
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("firmwareImages")
+                .select("firmwareImages.version")
+                .whereRef("firmwareImages.version", "=", "firmwareReleases.version")
+                .whereRef("firmwareImages.board", "=", "firmwareReleases.board"),
+            ),
+          ),
+        )
+        .execute(),
+    /** Stores the UF2 (base64) of a release file; one already there is left alone. */
+    putImage: async (version: string, board: Board, uf2: string) => {
+      await db
+        .insertInto("firmwareImages")
+        .values({ version, board, uf2 })
+        .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
+        .execute();
+    },
     /** A row that is already there is left alone (two imports racing store the same file). */
     insert: async (row: FirmwareRow) => {
       await db

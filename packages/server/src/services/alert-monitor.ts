@@ -6,6 +6,8 @@ import type { Repositories } from "../repositories/index.ts";
 import type { Alert, AlertsService } from "./alerts.ts";
 
 const minute = 60_000;
+/** In a cluster, how long the rules read are used before they are read again. */
+const sharedRulesMs = 5_000;
 const server = { userId: "", isAdmin: true };
 
 /**
@@ -20,16 +22,24 @@ const server = { userId: "", isAdmin: true };
  * - deployment: every failed deployment raises `deployment.failed` once; making an older
  *   deployment live again while a newer one exists raises `deployment.rolled_back`, and so does a
  *   canary (or a crash-looping plain deploy) rolled back by the server, with its reason.
+ *
+ * In a cluster (docs/scaling.md) each event is published once, on one instance, so each alert is
+ * raised once: by the instance that heard the disconnect, the script failure, the deployment
+ * event. Two things cross instances: a device that went offline on one instance may come back on
+ * another (device.connected is heard everywhere, and the database's presence is read before
+ * device.offline is raised, in case that event was missed); and the episode its device.offline
+ * opened is closed, with device.online, by whichever instance closes it in the database first.
  */
 export class AlertMonitor implements Lifecycle {
   readonly name = "alerts";
   readonly #alerts: AlertsService;
-  readonly #repos: Pick<Repositories, "deployments">;
+  readonly #repos: Pick<Repositories, "deployments" | "devices">;
   readonly #bus: EventBus;
   readonly #clock: Clock;
   readonly #onError: (error: unknown) => void;
   readonly #isOnline: (deviceId: string) => boolean;
   readonly #tickMs: number;
+  readonly #shared: boolean;
   #unsubscribe: Unsubscribe[] = [];
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
@@ -41,15 +51,27 @@ export class AlertMonitor implements Lifecycle {
   #alerted = new Set<string>();
   #rules = new Map<string, AlertRuleRow[]>();
   #rulesVersion = -1;
+  /** In a cluster: when the cached rules were read (rules change through other instances too). */
+  #rulesReadAt = 0;
 
   constructor(deps: {
     alerts: AlertsService;
-    repos: Pick<Repositories, "deployments">;
+    repos: Pick<Repositories, "deployments" | "devices">;
     bus: EventBus;
     clock: Clock;
     onError: (error: unknown) => void;
-    /** Whether a device is connected now (to this server): checked before device.offline is raised. */
+    /**
+     * Whether a device is connected now to this instance (no query: asked every tick for each
+     * device offline); the database's presence is read as well before device.offline is raised.
+     */
     isOnline: (deviceId: string) => boolean;
+    /**
+     * Other instances serve devices too (a cluster): a device.offline episode may have been opened
+     * by another instance, so the instance serving a device that connects closes it if open; and
+     * rules change through the others, so the rules read are used for 5 s at most. Default: what
+     * the alerts service says.
+     */
+    shared?: boolean;
     tickMs?: number;
   }) {
     this.#alerts = deps.alerts;
@@ -59,6 +81,7 @@ export class AlertMonitor implements Lifecycle {
     this.#onError = deps.onError;
     this.#isOnline = deps.isOnline;
     this.#tickMs = deps.tickMs ?? 1000;
+    this.#shared = deps.shared ?? deps.alerts.shared;
   }
 
   /**
@@ -72,21 +95,31 @@ export class AlertMonitor implements Lifecycle {
       connectedSinceStart = undefined;
     });
     this.#ready = ready;
+    // A device that went offline here may come back, or be deleted, through another instance.
+    const everywhere = { everywhere: true };
     this.#unsubscribe.push(
       this.#bus.subscribe("device.disconnected", (e) => {
         this.#offline.set(e.deviceId, { projectId: e.projectId, since: this.#clock.now() });
       }),
-      this.#bus.subscribe("device.connected", async (e) => {
-        connectedSinceStart?.add(e.deviceId);
-        const since = this.#offline.get(e.deviceId)?.since;
-        this.#offline.delete(e.deviceId);
-        await ready;
-        await this.#online(e.projectId, e.deviceId, since);
-      }),
-      this.#bus.subscribe("device.deleted", (e) => {
-        this.#offline.delete(e.deviceId);
-        this.#failures.delete(e.deviceId);
-      }),
+      this.#bus.subscribe(
+        "device.connected",
+        async (e) => {
+          connectedSinceStart?.add(e.deviceId);
+          const since = this.#offline.get(e.deviceId)?.since;
+          this.#offline.delete(e.deviceId);
+          await ready;
+          await this.#online(e.projectId, e.deviceId, since);
+        },
+        everywhere,
+      ),
+      this.#bus.subscribe(
+        "device.deleted",
+        (e) => {
+          this.#offline.delete(e.deviceId);
+          this.#failures.delete(e.deviceId);
+        },
+        everywhere,
+      ),
       this.#bus.subscribe("script.failed", async (e) => {
         await ready;
         await this.#scriptFailed(e.projectId, e.deviceId);
@@ -146,9 +179,12 @@ export class AlertMonitor implements Lifecycle {
   }
 
   async #rulesOf(projectId: string, kind: AlertRuleRow["kind"]): Promise<AlertRuleRow[]> {
-    if (this.#rulesVersion !== this.#alerts.rulesVersion()) {
+    const now = this.#clock.now();
+    const stale = this.#shared && now - this.#rulesReadAt >= sharedRulesMs;
+    if (this.#rulesVersion !== this.#alerts.rulesVersion() || stale) {
       this.#rules.clear();
       this.#rulesVersion = this.#alerts.rulesVersion();
+      this.#rulesReadAt = now;
     }
     let rules = this.#rules.get(projectId);
     if (!rules) {
@@ -174,9 +210,15 @@ export class AlertMonitor implements Lifecycle {
     for (const [deviceId, { projectId, since }] of this.#offline) {
       // Reconnected, and its device.connected not handled yet: it is not offline.
       if (this.#isOnline(deviceId)) continue;
+      let presence: "offline" | "online" | "gone" | undefined;
       for (const rule of await this.#rulesOf(projectId, "device_offline")) {
         const key = `${rule.id} ${deviceId}`;
         if (this.#alerted.has(key) || now - since < (rule.minutes ?? 0) * minute) continue;
+        // Back on another instance (its device.connected not heard), or deleted: no alert. (In one
+        // process, "online" is only the disconnect's write not committed yet: the next tick sees it.)
+        presence ??= await this.#presence(projectId, deviceId);
+        if (presence === "gone" || (presence === "online" && this.#shared)) this.#offline.delete(deviceId);
+        if (presence !== "offline") break;
         this.#alerted.add(key);
         if (!(await this.#alerts.openEpisode(rule.id, deviceId))) continue;
         await this.#raise({
@@ -207,10 +249,19 @@ export class AlertMonitor implements Lifecycle {
     await this.#alerts.deliverDue(this.#onError);
   }
 
+  /** The device's presence in the database (another instance may serve it now). */
+  async #presence(projectId: string, deviceId: string): Promise<"offline" | "online" | "gone"> {
+    const row = await this.#repos.devices.find(server, projectId, deviceId);
+    return row ? row.status : "gone";
+  }
+
   async #online(projectId: string, deviceId: string, since: number | undefined): Promise<void> {
     for (const rule of await this.#rulesOf(projectId, "device_offline")) {
       const key = `${rule.id} ${deviceId}`;
-      if (!this.#alerted.delete(key)) continue;
+      // Alerted here; or, in a cluster, maybe by another instance: the one serving the device now
+      // closes the episode (the database says whether it was open; one closer wins).
+      const alertedHere = this.#alerted.delete(key);
+      if (!alertedHere && !(this.#shared && this.#isOnline(deviceId))) continue;
       if (!(await this.#alerts.closeEpisode(rule.id, deviceId))) continue;
       await this.#raise({
         projectId,

@@ -29,6 +29,8 @@ const retryDelaysMs = [10, 30, 90, 270, 810, 2_430, 7_290].map((s) => s * 1000);
 const jittered = (delayMs: number) => Math.round(delayMs * (0.8 + Math.random() * 0.4));
 /** A whole attempt (connect, send, status line) ends after this, however the receiver trickles. */
 const attemptDeadlineMs = 10_000;
+/** In a cluster, a claimed delivery is another instance's for its deadline and this much more. */
+const claimMarginMs = 5_000;
 /** Attempts running at once, server-wide and per webhook: a slow receiver holds only its own share. */
 const concurrentAttempts = 16;
 const concurrentPerWebhook = 2;
@@ -90,6 +92,11 @@ export function alertsService(deps: {
   clock: Clock;
   allowPrivate: readonly PrivateRange[];
   version: string;
+  /**
+   * Other instances (a cluster) attempt the same queue: each attempt first claims its delivery in
+   * the database, so a delivery is attempted by one instance at a time.
+   */
+  shared?: boolean;
 }) {
   const { repos, box, clock, allowPrivate, version } = deps;
   const alerts = repos.alerts;
@@ -115,6 +122,9 @@ export function alertsService(deps: {
     const row = await alerts.delivery(id);
     const at = clock.now();
     if (row?.status !== "pending" || (!force && (row.nextAttemptAt ?? 0) > at)) return;
+    // Claimed until the attempt must be over: an instance that dies meanwhile leaves it due then.
+    const claimedUntil = at + attemptDeadlineMs + claimMarginMs;
+    if (deps.shared && !(await alerts.claimDelivery(id, row.nextAttemptAt, claimedUntil))) return;
     let outcome: PostOutcome;
     try {
       const webhook = await alerts.webhookById(row.webhookId);
@@ -141,7 +151,10 @@ export function alertsService(deps: {
       outcome = { status: null, error: `the attempt failed: ${(error as Error).message}` };
     }
     // Cut short by shutdown: left pending as it was, so the next start attempts it again.
-    if (shutdown.signal.aborted) return;
+    if (shutdown.signal.aborted) {
+      if (deps.shared) await alerts.claimDelivery(id, claimedUntil, row.nextAttemptAt);
+      return;
+    }
     const attempts = [...JSON.parse(row.attempts), { at, ...outcome }];
     const delay = retryDelaysMs[attempts.length - 1];
     const delivered = outcome.error === null;
@@ -375,6 +388,8 @@ export function alertsService(deps: {
       await Promise.allSettled([...inFlight.values()]);
     },
 
+    /** Other instances (a cluster) share the queue and the rules: the monitor takes it from here. */
+    shared: deps.shared ?? false,
     openEpisodes: () => alerts.openEpisodes(),
     openEpisode: (ruleId: string, subject: string) => alerts.openEpisode(ruleId, subject, clock.now()),
     closeEpisode: (ruleId: string, subject: string) => alerts.closeEpisode(ruleId, subject),

@@ -7,7 +7,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from "../lib/password
 import { hashSecret, newSecret } from "../lib/tokens.ts";
 import type { Repositories, Viewer } from "../repositories/index.ts";
 import type { UserRow } from "../repositories/users.ts";
-import type { AttemptLimiter } from "./rate-limiter.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
 import { tokenView, userView } from "./views.ts";
 
 /** The authenticated caller of a request and how they proved it. */
@@ -47,7 +47,8 @@ const tokenLastUsedResolutionMs = 60_000;
 export interface AuthServiceDeps {
   repos: Pick<Repositories, "users" | "sessions" | "apiTokens">;
   bus: EventBus;
-  limiter: AttemptLimiter;
+  /** In memory for one process, in the database for a cluster (rateLimiter in rate-limiter.ts). */
+  limiter: RateLimiter;
   clock: Clock;
   allowRegistration: boolean;
   sessionMaxAgeDays: number;
@@ -68,8 +69,8 @@ export function authService({
   const sessionMaxAgeMs = sessionMaxAgeDays * 86_400_000;
   const revoke = (revocation: Revocation) => bus.publish("credential.revoked", revocation);
 
-  function throttle(keys: string[]) {
-    const wait = limiter.retryAfterSeconds(keys);
+  async function throttle(keys: string[]) {
+    const wait = await limiter.retryAfterSeconds(keys);
     if (wait > 0)
       throw new AppError("rate_limited", "Rate limit exceeded", { headers: { "retry-after": String(wait) } });
   }
@@ -121,8 +122,8 @@ export function authService({
     /** The first account becomes admin. With ALLOW_REGISTRATION=false only that first account may register. */
     async register(input: Credentials, clientAddress: string): Promise<SignedIn> {
       const keys = [`register:${clientAddress}`];
-      throttle(keys);
-      limiter.record(keys);
+      await throttle(keys);
+      await limiter.record(keys);
       const users = await repos.users.count();
       if (users > 0 && !allowRegistration) throw new AppError("registration_closed");
       if (await repos.users.findByEmail(input.email)) {
@@ -151,16 +152,16 @@ export function authService({
 
     async login(input: Credentials, clientAddress: string): Promise<SignedIn> {
       const keys = [`login-ip:${clientAddress}`, `login-account:${input.email}`];
-      throttle(keys);
+      await throttle(keys);
       const user = await repos.users.findByEmail(input.email);
       let valid = false;
       if (user) valid = await verifyPassword(input.password, user.passwordHash);
       else await burnPasswordCheck(input.password);
       if (!user || !valid) {
-        limiter.record(keys);
+        await limiter.record(keys);
         throw new AppError("invalid_credentials");
       }
-      limiter.clear(`login-account:${input.email}`);
+      await limiter.clear(`login-account:${input.email}`);
       return signIn(user, input);
     },
 

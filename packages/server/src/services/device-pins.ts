@@ -55,12 +55,17 @@ function pinChange(type: CommandType, args: Record<string, unknown>, result: unk
  * The pins of each connected board as the server knows them: from the commands it sent (and their
  * answers) and the board's gpio_change events. Kept in memory for the current connection only: a
  * board that reconnects may have restarted, so what was known is dropped at connect and disconnect.
+ *
+ * In a cluster the instance serving the board learns its pins (its commands run there, routed, and
+ * its messages arrive there) and publishes each change as `device.pins` with the whole list; the
+ * other instances keep the latest list they heard, so GET pins answers the same on every instance.
+ * Connects, disconnects and deletions anywhere drop what was known.
  */
 export function devicePinsService(deps: {
   repos: Pick<Repositories, "devices">;
   bus: EventBus;
   clock: Clock;
-  /** Whether the device has a live connection (said hello, not closed since). */
+  /** Whether the device has a live connection to this instance (said hello, not closed since). */
   connected: (deviceId: string) => boolean;
 }) {
   const { repos, bus, clock, connected } = deps;
@@ -93,10 +98,21 @@ export function devicePinsService(deps: {
     name: "device pins",
 
     start(): void {
+      const everywhere = { everywhere: true };
       unsubscribe = [
-        bus.subscribe("device.connected", (e) => forget(e.deviceId)),
-        bus.subscribe("device.disconnected", (e) => forget(e.deviceId)),
-        bus.subscribe("device.deleted", (e) => forget(e.deviceId)),
+        bus.subscribe("device.connected", (e) => forget(e.deviceId), everywhere),
+        bus.subscribe("device.disconnected", (e) => forget(e.deviceId), everywhere),
+        bus.subscribe("device.deleted", (e) => forget(e.deviceId), everywhere),
+        // What the instance serving the device knows (this one's own list is the newest already).
+        bus.subscribe(
+          "device.pins",
+          ({ deviceId, pins }) => {
+            if (connected(deviceId)) return;
+            if (pins.length === 0) forget(deviceId);
+            else byDevice.set(deviceId, new Map(pins.map((p) => [p.pin, p])));
+          },
+          everywhere,
+        ),
         bus.subscribe("device.message", ({ projectId, deviceId, message }) => {
           if (message.type !== "gpio_change") return;
           const { pin, value } = message as { pin?: unknown; value?: unknown };

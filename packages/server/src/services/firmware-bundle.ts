@@ -30,6 +30,9 @@ export class FirmwareBundleImport implements Lifecycle {
   }
 
   async start(): Promise<void> {
+    // A cluster's instances read release files from the database: those stored here before go there.
+    const shared = await this.#firmware.shareStored();
+    if (shared > 0) this.#log.info(`firmware: ${shared} release files of DATA_DIR copied into the database`);
     const dir = this.#dir;
     if (dir === null) return;
     let versions: string[];

@@ -54,14 +54,36 @@ export type StoreOutcome =
 /**
  * Firmware releases: a version plus one UF2 per board, stored under `DATA_DIR/firmware/` with a row
  * each. Releases never change once stored; the same bytes stored again are a no-op.
+ *
+ * In a cluster (`shared`) every UF2 stored is also written to the database (`firmwareImages`), so
+ * a release uploaded through one instance downloads through any: an instance without the file
+ * reads it from there (and keeps a copy under its DATA_DIR). Each instance still imports its own
+ * FIRMWARE_DIR at boot, and then also puts in the database the files of its DATA_DIR that are not
+ * there yet (releases uploaded before the server became a cluster).
  */
 export function firmwareService(deps: {
   repos: Pick<Repositories, "firmware">;
   files: FirmwareFiles;
   bus: EventBus;
   clock: Clock;
+  /** One instance of a cluster: UF2s go to the database as well. */
+  shared?: boolean;
 }) {
   const { repos, files, bus, clock } = deps;
+  const share = async (version: string, board: Board, bytes: Uint8Array) => {
+    if (deps.shared) await repos.firmware.putImage(version, board, Buffer.from(bytes).toString("base64"));
+  };
+
+  /** The file under DATA_DIR, else (another instance stored it) the database's copy, kept here. */
+  async function read(version: string, board: Board): Promise<Uint8Array | undefined> {
+    const local = await files.read(version, board);
+    if (local) return local;
+    const uf2 = await repos.firmware.image(version, board);
+    if (uf2 === undefined) return undefined;
+    const bytes = new Uint8Array(Buffer.from(uf2, "base64"));
+    await files.write(version, board, bytes);
+    return bytes;
+  }
 
   async function store(
     version: string,
@@ -87,6 +109,7 @@ export function firmwareService(deps: {
       if (existing.sha256 !== check.sha256) return { kind: "exists", row: existing };
       // The row is there; put the file back if someone removed it.
       if (!(await files.read(version, board))) await files.write(version, board, bytes);
+      await share(version, board, bytes);
       return { kind: "unchanged", row: existing };
     }
     await files.write(version, board, bytes);
@@ -99,6 +122,7 @@ export function firmwareService(deps: {
       createdAt: clock.now(),
     };
     await repos.firmware.insert(row);
+    await share(version, board, bytes);
     return { kind: "stored", row };
   }
 
@@ -121,7 +145,7 @@ export function firmwareService(deps: {
     ): Promise<{ bytes: Uint8Array; filename: string }> {
       const { version, board } = parseRef(versionParam, boardParam);
       const row = await repos.firmware.find(version, board);
-      const bytes = row ? await files.read(version, board) : undefined;
+      const bytes = row ? await read(version, board) : undefined;
       if (!bytes) throw new AppError("not_found", `No firmware release ${version} for ${board}`);
       return { bytes, filename: `sdk-${version}-${board}.uf2` };
     },
@@ -158,6 +182,22 @@ export function firmwareService(deps: {
     /** For the bundle import at boot. */
     storeBundled: (version: string, board: Board, bytes: Uint8Array) =>
       store(version, board, bytes, "bundle"),
+
+    /**
+     * At boot, in a cluster: the release files of this DATA_DIR the database has no copy of (from
+     * before the cluster) are put there. Returns how many.
+     */
+    async shareStored(): Promise<number> {
+      if (!deps.shared) return 0;
+      let shared = 0;
+      for (const { version, board } of await repos.firmware.withoutImage()) {
+        const bytes = await files.read(version, board);
+        if (!bytes) continue;
+        await share(version, board, bytes);
+        shared++;
+      }
+      return shared;
+    },
   };
 }
 export type FirmwareService = ReturnType<typeof firmwareService>;

@@ -24,7 +24,7 @@ import { envVarsService } from "./env-vars.ts";
 import { firmwareService } from "./firmware.ts";
 import { homeAssistantService } from "./home-assistant.ts";
 import { projectsService } from "./projects.ts";
-import { AttemptLimiter } from "./rate-limiter.ts";
+import { rateLimiter } from "./rate-limiter.ts";
 import { readinessService } from "./readiness.ts";
 import { retentionService } from "./retention.ts";
 import { rolloutsService } from "./rollouts.ts";
@@ -67,8 +67,10 @@ export function createServices({
   const repos = createRepositories(database.db, database.batcher);
   const files = new ProjectFiles(config.dataDir);
   const audit = auditService(repos.auditLog);
-  const limiter = new AttemptLimiter(config.rateLimit, clock);
-  const firmware = firmwareService({ repos, files: new FirmwareFiles(config.dataDir), bus, clock });
+  // A cluster's instances count sign-in attempts, and keep firmware files, in the shared database.
+  const shared = config.cluster !== null;
+  const limiter = rateLimiter(config.rateLimit, clock, shared ? database.db : null);
+  const firmware = firmwareService({ repos, files: new FirmwareFiles(config.dataDir), bus, clock, shared });
   const devices = devicesService({ repos, bus, clock, firmware });
   const deviceLogs = deviceLogsService({ repos, bus, clock, limits: config.device, onError });
   const deviceState = deviceStateService({ repos, bus, clock, limits: config.device });
@@ -137,6 +139,7 @@ export function createServices({
     clock,
     windowSeconds: config.canaryWindowSeconds,
     onError,
+    cluster: shared,
   });
   const auth = authService({
     repos,
@@ -148,7 +151,14 @@ export function createServices({
     version,
     deploymentsKept: config.deploymentsKept,
   });
-  const alerts = alertsService({ repos, box, clock, allowPrivate: config.webhooks.allowPrivate, version });
+  const alerts = alertsService({
+    repos,
+    box,
+    clock,
+    allowPrivate: config.webhooks.allowPrivate,
+    version,
+    shared,
+  });
   return {
     /** Commands, raw messages and script messages go through it to the instance serving the device. */
     router,

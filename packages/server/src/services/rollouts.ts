@@ -7,6 +7,7 @@ import type { DeploymentRow } from "../repositories/deployments.ts";
 import type { Repositories } from "../repositories/index.ts";
 import { type Principal, viewerOf } from "./auth.ts";
 import type { DeviceLogsService } from "./device-logs.ts";
+import { recoverRollouts } from "./rollout-recovery.ts";
 import { canaryVerdict, crashLoop, shuffled } from "./rollout-rules.ts";
 import { NotTheCanaryError } from "./script-canary.ts";
 import { healthView, newHealthCounts } from "./script-health.ts";
@@ -27,7 +28,6 @@ interface Live {
   busy: boolean;
 }
 
-const serverRestarted = "the server restarted during the canary window";
 const beforeNextDeploy = "promoted: no crash loop before the next deploy";
 
 /** A plain deploy's watch found its deployment no longer live when rolling back (a later deploy replaced it). */
@@ -48,6 +48,12 @@ export function rolloutsService(deps: {
   /** A canary's window when the request names none (CANARY_WINDOW_SECONDS). */
   windowSeconds: number;
   onError: (error: unknown) => void;
+  /**
+   * One instance of a cluster (docs/scaling.md): canaries are refused (409
+   * `canary_needs_one_instance`), and at boot only the rollouts whose window has long ended are
+   * decided (a window still running is another instance's).
+   */
+  cluster?: boolean;
 }) {
   const { repos, scripts, logs, bus, clock, onError } = deps;
   const live = new Map<string, Live>();
@@ -314,6 +320,11 @@ export function rolloutsService(deps: {
      * previous one's first-minute watch (promoted "no crash loop before the next deploy").
      */
     take(projectId: string, canary: boolean): () => void {
+      if (canary && deps.cluster)
+        throw new AppError(
+          "canary_needs_one_instance",
+          "Canaries need a server of one instance: this one runs as several (a cluster). Deploy without --canary: plain deploys go live on every instance",
+        );
       const refused = refusal(projectId);
       if (refused) throw refused;
       const slot = slots.get(projectId);
@@ -527,58 +538,18 @@ export function rolloutsService(deps: {
             rollBack(l, `rolled back: the canary's scripts stopped themselves (${reason})`).catch(onError);
         },
       });
-      // A deleted project's rollout ends with it (its deployments are gone).
-      unsubscribe = bus.subscribe("project.deleted", ({ projectId }) => {
-        clearTimeout(live.get(projectId)?.timer);
-        live.delete(projectId);
-        latest.delete(projectId);
-      });
-      await this.recover().catch(onError);
-    },
-
-    /**
-     * At boot: a canary still in its window was cut off (its members run the stable version now),
-     * so it is rolled back; a plain deploy's watch cut off is promoted.
-     */
-    async recover(): Promise<void> {
-      for (const row of await repos.deployments.undecided()) {
-        const rollout = row.rollout ? (JSON.parse(row.rollout) as Rollout) : null;
-        if (!rollout) continue;
-        const decidedAt = iso(clock.now());
-        if (row.status === "canary") {
-          const decided = {
-            ...rollout,
-            decision: "rolled_back" as const,
-            decidedAt,
-            reason: serverRestarted,
-          };
-          await repos.deployments.markRolledBack(
-            row.projectId,
-            row.id,
-            serverRestarted,
-            JSON.stringify(decided),
-            null,
-          );
-          await deviceLog(
-            { projectId: row.projectId, rollout },
-            "warn",
-            `deployment v${row.version} (canary) rolled back: ${serverRestarted}; this device runs the stable version again`,
-          );
-          await bus.publish("deployment.rolled_back", {
-            actorId: row.createdBy ?? "",
-            projectId: row.projectId,
-            deploymentId: row.id,
-            version: row.version,
-            reason: serverRestarted,
-          });
-        } else {
-          const reason = "promoted: the server restarted during the first-minute watch";
-          await repos.deployments.setRollout(
-            row.id,
-            JSON.stringify({ ...rollout, decision: "promoted", decidedAt, reason }),
-          );
-        }
-      }
+      // A deleted project's rollout ends with it (its deployments are gone), whichever instance
+      // of a cluster deleted it.
+      unsubscribe = bus.subscribe(
+        "project.deleted",
+        ({ projectId }) => {
+          clearTimeout(live.get(projectId)?.timer);
+          live.delete(projectId);
+          latest.delete(projectId);
+        },
+        { everywhere: true },
+      );
+      await recoverRollouts({ repos, bus, clock, deviceLog, cluster: deps.cluster ?? false }).catch(onError);
     },
 
     stop(): void {

@@ -73,20 +73,32 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
 
     subscribe: (deviceId: string, handler: DeviceEventHandler) => bus.subscribeDevice(deviceId, handler),
 
-    /** Every device event of the project (devices created later included), then its deletion. */
+    /**
+     * Every device event of the project (devices created later included), then its deletion. A
+     * deletion through another instance of a cluster ends the watch as well (`everywhere`).
+     */
     subscribeProject(principal: Principal, projectId: string, handler: (event: ProjectEvent) => void) {
       const offDevices = bus.subscribeProject(projectId, handler);
-      const offProject = bus.subscribe("project.deleted", (payload) => {
-        if (payload.projectId === projectId) handler({ type: "project.deleted", payload });
-      });
+      const everywhere = { everywhere: true };
+      const offProject = bus.subscribe(
+        "project.deleted",
+        (payload) => {
+          if (payload.projectId === projectId) handler({ type: "project.deleted", payload });
+        },
+        everywhere,
+      );
       // Deleting a user deletes their projects without a project.deleted event each.
-      const offUser = bus.subscribe("user.deleted", async ({ actorId }) => {
-        const gone = await devices.list(principal, projectId).then(
-          () => false,
-          (error: unknown) => error instanceof AppError && error.code === "not_found",
-        );
-        if (gone) handler({ type: "project.deleted", payload: { actorId, projectId } });
-      });
+      const offUser = bus.subscribe(
+        "user.deleted",
+        async ({ actorId }) => {
+          const gone = await devices.list(principal, projectId).then(
+            () => false,
+            (error: unknown) => error instanceof AppError && error.code === "not_found",
+          );
+          if (gone) handler({ type: "project.deleted", payload: { actorId, projectId } });
+        },
+        everywhere,
+      );
       return () => {
         offDevices();
         offProject();
@@ -94,7 +106,11 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
       };
     },
 
-    /** Revoked credentials and lost access: a watcher authenticated by them must close. */
-    onRevoked: (handler: Handler<"credential.revoked">) => bus.subscribe("credential.revoked", handler),
+    /**
+     * Revoked credentials and lost access: a watcher authenticated by them must close, whichever
+     * instance of a cluster it is connected to.
+     */
+    onRevoked: (handler: Handler<"credential.revoked">) =>
+      bus.subscribe("credential.revoked", handler, { everywhere: true }),
   };
 }

@@ -73,6 +73,7 @@ export const expectedSchema: Record<string, string[]> = {
   login_attempts: ["key", "at"],
   env_vars: ["project_id", "name", "value_encrypted", "updated_at"],
   firmware_releases: ["version", "board", "bytes", "sha256", "source", "created_at"],
+  firmware_images: ["version", "board", "uf2"],
   projects: ["id", "owner_id", "name", "created_at", "updated_at"],
   project_retention: [
     "project_id",

@@ -5,6 +5,7 @@ import type { Extension } from "../../app.ts";
 import { AppError } from "../../errors.ts";
 import type { Unsubscribe } from "../../events/bus.ts";
 import type { LiveEntities } from "../../services/home-assistant.ts";
+import { clusterMqtt, followElsewhere } from "./cluster.ts";
 import { decodeCommand } from "./commands.ts";
 import { connectBroker } from "./connection.ts";
 import { type Wanted, wantedOf } from "./desired.ts";
@@ -42,6 +43,7 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
   const broker = settings.broker;
   const source = services.homeAssistant;
   const server = { version, publicUrl: config.publicUrl };
+  const shared = clusterMqtt(config.cluster, topics);
 
   let client: MqttClient | undefined;
   let synced = false;
@@ -84,7 +86,7 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       else retained.set(topic, payload);
     }
     await within(
-      client.publishAsync(topic, payload, { qos: 1, retain }),
+      client.publishAsync(topic, payload, { qos: 1, retain, properties: shared.publishProperties }),
       publishTimeoutMs,
       `publishing ${topic}`,
     );
@@ -247,14 +249,17 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     const otherFilter =
       settings.discovery === "device" ? topics.componentConfigFilter : topics.deviceConfigFilter;
     await c.unsubscribeAsync(otherFilter).catch(() => {});
+    const mirrored = shared.retainedOptions;
     const subscribed = c.subscribeAsync({
-      [configFilter]: { qos: 1, nl: true },
-      [topics.availabilityFilter]: { qos: 1, nl: true },
-      [topics.markerFilter]: { qos: 1, nl: true },
-      [topics.stateFilter]: { qos: 1, nl: true },
+      [configFilter]: mirrored,
+      [topics.availabilityFilter]: mirrored,
+      [topics.markerFilter]: mirrored,
+      [topics.stateFilter]: mirrored,
       [topics.haStatus]: { qos: 1 },
-      [topics.commandFilter]: { qos: 1 },
+      [shared.commandFilter]: { qos: 1 },
       [syncTopic]: { qos: 1 },
+      // Another instance's last will (or stop) says the server is offline: it is not.
+      ...(shared.clustered ? { [topics.serverStatus]: { qos: 1, nl: true } } : {}),
     });
     await within(subscribed, syncTimeoutMs, "subscribing");
     // The broker sends the retained messages of a subscription before anything published after it.
@@ -272,7 +277,11 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     );
     syncDone = undefined;
     await within(
-      c.publishAsync(topics.serverStatus, "online", { qos: 1, retain: true }),
+      c.publishAsync(topics.serverStatus, "online", {
+        qos: 1,
+        retain: true,
+        properties: shared.publishProperties,
+      }),
       publishTimeoutMs,
       `publishing ${topics.serverStatus}`,
     );
@@ -371,6 +380,10 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
   function onMessage(topic: string, buffer: Buffer, packet: IPublishPacket) {
     const payload = buffer.toString("utf8");
     if (topic === syncTopic) return syncDone?.();
+    if (topic === topics.serverStatus) {
+      if (payload === "offline") void serial(() => publish(topics.serverStatus, "online", { force: true }));
+      return;
+    }
     if (topic === topics.haStatus) {
       if (payload !== "online") return;
       clearTimeout(birthTimer);
@@ -383,9 +396,10 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
       if (packet.retain && payload !== "") {
         if (ours(payload)) retained.set(topic, payload); // other integrations' configs are not kept
       } else if (payload === "" && retained.has(topic)) {
-        // Only Home Assistant publishes here besides us (our own messages are not echoed): a UI delete.
+        // Only Home Assistant publishes here besides the bridges (our own messages are not
+        // echoed; another instance's say so): a UI delete.
         retained.delete(topic);
-        if (wanted.has(config.deviceId)) {
+        if (wanted.has(config.deviceId) && !shared.fromBridge(packet)) {
           deletedInHa.add(topic);
           logger.info(
             `Home Assistant bridge: ${topic} was deleted in Home Assistant; the next deploy publishes it again`,
@@ -398,6 +412,7 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     if (!own) return;
     if (own.rest.length === 2 && own.rest[1] === "set") return onCommand(topic, payload, packet);
     if (packet.retain && payload !== "") retained.set(topic, payload);
+    else if (payload === "" && packet.retain && shared.fromBridge(packet)) retained.delete(topic); // another instance cleared it
   }
 
   const entitiesOf = (w: Wanted): HomeAssistantStatus["devices"][number]["entities"] =>
@@ -418,7 +433,11 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
     name: "home assistant",
     async start() {
       await loadAll();
+      // In a cluster every instance keeps the same devices and entities (a command may reach any),
+      // and hears where the devices of the others are; each publishes its own devices' events.
+      const everywhere = { everywhere: shared.clustered };
       unsubscribe = [
+        ...(shared.clustered ? followElsewhere(bus, online, wanted) : []),
         // Each task looks the device and entity up when it runs, not when the event fired: a
         // deploy's refresh queued in between may have removed them.
         bus.subscribe("device.connected", ({ deviceId, firmware }) => {
@@ -452,34 +471,46 @@ export const homeAssistantBridge: Extension = ({ bus, services, config, logger, 
             await publish(topics.state(w.projectId, w.deviceId, entity.id), encoded.payload);
           });
         }),
-        bus.subscribe("deployment.activated", ({ projectId }) =>
-          within(
-            serial(() => refreshProject(projectId, true)),
-            deployWaitMs,
-            "publishing to Home Assistant",
-          ).catch((err: unknown) =>
-            logger.warn({ err }, "Home Assistant bridge: the deploy's entities are not published yet"),
-          ),
+        bus.subscribe(
+          "deployment.activated",
+          ({ projectId }) =>
+            within(
+              serial(() => refreshProject(projectId, true)),
+              deployWaitMs,
+              "publishing to Home Assistant",
+            ).catch((err: unknown) =>
+              logger.warn({ err }, "Home Assistant bridge: the deploy's entities are not published yet"),
+            ),
+          everywhere,
         ),
         bus.subscribe(
           "device.created",
           ({ projectId }) => void serial(() => refreshProject(projectId, false)),
+          everywhere,
         ),
         bus.subscribe(
           "device.renamed",
           ({ projectId }) => void serial(() => refreshProject(projectId, false)),
+          everywhere,
         ),
         // A deletion waits for its configs to be cleared only while the bridge is connected, and
         // briefly; a later sync clears them otherwise.
-        bus.subscribe("device.deleted", ({ projectId, deviceId }) => {
-          online.delete(deviceId);
-          const cleared = serial(() => clearDevice(projectId, deviceId));
-          if (!client?.connected || !synced) return void cleared.catch(() => {});
-          return within(cleared, deleteWaitMs, "clearing the device's Home Assistant configs").catch(
-            (err: unknown) =>
-              logger.warn({ err }, "Home Assistant bridge: the deleted device's configs are not cleared yet"),
-          );
-        }),
+        bus.subscribe(
+          "device.deleted",
+          ({ projectId, deviceId }) => {
+            online.delete(deviceId);
+            const cleared = serial(() => clearDevice(projectId, deviceId));
+            if (!client?.connected || !synced) return void cleared.catch(() => {});
+            return within(cleared, deleteWaitMs, "clearing the device's Home Assistant configs").catch(
+              (err: unknown) =>
+                logger.warn(
+                  { err },
+                  "Home Assistant bridge: the deleted device's configs are not cleared yet",
+                ),
+            );
+          },
+          everywhere,
+        ),
       ];
       const c = connectBroker(settings.mqttUrl, topics.serverStatus);
       client = c;
