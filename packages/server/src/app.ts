@@ -199,6 +199,14 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     onError,
     serverUrl: () => config.publicUrl ?? server.url,
   });
+  // After NATS was unreachable (here or at another instance), what may have been missed is read
+  // again from the database: watchers reconnect for a fresh snapshot, device connections and
+  // running scripts are checked against their rows.
+  cluster?.onResync(async () => {
+    const watchers = services.watch.resync();
+    await Promise.all([services.deviceLink.resync(), services.scripts.resync()]);
+    logger.info(`cluster: resync done (${watchers} watch stream(s) closed to reconnect)`);
+  });
   const lease: InstanceLease | undefined =
     cluster && clusterLease(cluster, { clock, log: logger, registry, devices: services.deviceLink });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)

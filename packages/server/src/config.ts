@@ -324,13 +324,15 @@ function cluster(env: Env): ClusterConfig | null {
   let first: URL | undefined;
   for (const u of urls) {
     let parsed: URL;
+    // What an error shows of the URL: never its credentials (`user:pass@`, `token@`).
+    const shown = withoutUserinfo(u);
     try {
       parsed = new URL(u);
     } catch {
-      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${u}")`);
+      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${shown}")`);
     }
     if (!["nats:", "tls:"].includes(parsed.protocol) || !parsed.hostname)
-      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${u}")`);
+      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${shown}")`);
     first ??= parsed;
   }
   const databaseUrl = env.DATABASE_URL?.trim();
@@ -346,11 +348,22 @@ function cluster(env: Env): ClusterConfig | null {
     throw new ConfigError(`INSTANCE_ID must be 1 to 64 letters, digits, - or _ (got "${instanceId}")`);
   return {
     natsUrl: raw,
+    // URL.hostname keeps an IPv6 address's brackets: `[::1]:4222`.
     natsServer: `${first?.hostname}:${first?.port || "4222"}`,
     name,
     instanceId,
     leaseSeconds: integer(env, "CLUSTER_LEASE_SECONDS", 10, 2, 300),
   };
+}
+
+/** A URL as an error may show it: `scheme://` then everything after the last `@` of its authority. */
+function withoutUserinfo(url: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url)?.[0] ?? "";
+  const rest = url.slice(scheme.length);
+  const authorityEnd = rest.search(/[/?#]/);
+  const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
+  const at = authority.lastIndexOf("@");
+  return at < 0 ? url : `${scheme}***@${rest.slice(at + 1)}`;
 }
 
 /** WEBHOOK_ALLOW_PRIVATE: a comma list of loopback, link-local, private; or none. Default: private. */

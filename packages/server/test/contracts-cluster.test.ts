@@ -6,11 +6,19 @@ import net from "node:net";
 import { type TestContext, test } from "node:test";
 import { NatsCommandRouter } from "../src/cluster/command-router.ts";
 import { NatsEventBus } from "../src/cluster/event-bus.ts";
-import { connectNats, type NatsConnection, NatsUnreachableError, natsOptions } from "../src/cluster/nats.ts";
+import { connectCluster, DuplicateInstanceError } from "../src/cluster/index.ts";
+import {
+  connectNats,
+  type NatsConnection,
+  NatsLink,
+  NatsUnreachableError,
+  natsOptions,
+} from "../src/cluster/nats.ts";
 import { ClusterDeviceRegistry } from "../src/cluster/registry.ts";
 import { clusterRepository } from "../src/cluster/repository.ts";
 import { type ClusterConfig, loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/database.ts";
+import type { AppError } from "../src/errors.ts";
 import { commandRouterContract } from "./contracts/command-router.contract.ts";
 import { deviceRegistryContract, type RegistryFixture } from "./contracts/device-registry.contract.ts";
 import { eventBusContract } from "./contracts/event-bus.contract.ts";
@@ -213,4 +221,128 @@ test("NATS_URL: credentials become options and never reach the server list; unre
       return true;
     },
   );
+});
+
+/** A router serving instance `id` on `nc` for any device, counting what it runs. */
+function servingRouter(nc: NatsConnection, clusterName: string, id: string) {
+  const ran: unknown[] = [];
+  const router = new NatsCommandRouter({
+    nc,
+    clusterName,
+    registry: {
+      instanceId: id,
+      get: () => undefined,
+      ownerOf: async () => (id === "i-a" ? "i-b" : "i-a"),
+    } as unknown as ConstructorParameters<typeof NatsCommandRouter>[0]["registry"],
+    timeoutMs: 2_000,
+    onError: () => {},
+  });
+  router.serve(async (_device, request) => {
+    ran.push(request);
+    return "done";
+  });
+  return { router, ran };
+}
+
+test("NATS router: a request that reaches its owner past its deadline answers device_timeout and is not run", async (t) => {
+  const nats = await connections(t, 2);
+  if (!nats) return;
+  const [a, b] = nats.ncs as [NatsConnection, NatsConnection];
+  const { router, ran } = servingRouter(b, nats.clusterName, "i-b");
+  t.after(() => router.stop());
+  await b.flush();
+  const request = { kind: "command", type: "gpio_read", args: { pin: 1 }, source: "api" };
+  const device = { projectId: "prj_1", deviceId: "dev_1" };
+  const late = await a.request(
+    `${nats.clusterName}.inst.i-b.route`,
+    JSON.stringify({ device, request, deadline: Date.now() - 1 }),
+    { timeout: 2_000 },
+  );
+  assert.equal(late.json<{ code: string }>().code, "device_timeout");
+  assert.match(late.json<{ message: string }>().message, /after its sender stopped waiting; it was not run/);
+  assert.deepEqual(ran, [], "the late request was not run");
+  // In time: run.
+  const sender = servingRouter(a, nats.clusterName, "i-a").router;
+  t.after(() => sender.stop());
+  assert.equal(await sender.send(device, request as never), "done");
+  assert.equal(ran.length, 1);
+});
+
+test("NATS router: a request larger than NATS carries is refused with invalid_argument naming the limit", async (t) => {
+  const nats = await connections(t, 2);
+  if (!nats) return;
+  const [a, b] = nats.ncs as [NatsConnection, NatsConnection];
+  const { router: owner, ran } = servingRouter(b, nats.clusterName, "i-b");
+  const { router: sender } = servingRouter(a, nats.clusterName, "i-a");
+  t.after(() => {
+    owner.stop();
+    sender.stop();
+  });
+  const max = a.info?.max_payload ?? 0;
+  assert.ok(max > 0);
+  await assert.rejects(
+    sender.send(
+      { projectId: "prj_1", deviceId: "dev_1" },
+      { kind: "message", message: { type: "blob", data: "x".repeat(max) } },
+    ),
+    (error: AppError) => {
+      assert.equal(error.code, "invalid_argument");
+      assert.match(error.message, new RegExp(`more than the ${max} bytes .*NATS max_payload`));
+      return true;
+    },
+  );
+  assert.deepEqual(ran, []);
+});
+
+test("NATS bus: an event larger than NATS carries reaches this instance's subscribers, with a log line", async (t) => {
+  const nats = await natsCluster(t);
+  if (!nats) return;
+  const warnings: string[] = [];
+  const nc = await connectNats(clusterConfig(nats.natsUrl, nats.clusterName, "i-a"), quiet);
+  t.after(() => nc.close());
+  NatsLink.of(nc, { ...quiet, warn: (m) => void warnings.push(m) });
+  const bus = new NatsEventBus(nc, nats.clusterName, (e) => assert.fail(e as Error));
+  const heard: unknown[] = [];
+  bus.subscribe("device.message", (e) => void heard.push(e.message));
+  const message = { type: "blob", data: "x".repeat(nc.info?.max_payload ?? 0) };
+  await bus.publish("device.message", { projectId: "prj_1", deviceId: "dev_1", at: 1, message });
+  assert.deepEqual(heard, [message]);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /event device\.message not sent to the other instances: \d+ bytes is more than/);
+});
+
+test("NATS_URL: an IPv6 address is one server; no credentials in a refused NATS_URL's error", () => {
+  assert.deepEqual(natsOptions(clusterConfig("nats://[::1]:4222", "c", "i-a")).servers, ["[::1]:4222"]);
+  assert.equal(clusterConfig("nats://u:pw@[::1]", "c", "i-a").natsServer, "[::1]:4222");
+  for (const url of [
+    "http://bob:hunter2@nats-1:4222",
+    "nats://bob:hunter2@[nats-1",
+    "nats://hunter2@:4222/x",
+  ])
+    assert.throws(
+      () => clusterConfig(url, "c", "i-a"),
+      (error: Error) => {
+        assert.match(error.message, /NATS_URL must be nats:\/\/ or tls:\/\/ URLs/);
+        assert.doesNotMatch(error.message, /hunter2|bob/);
+        return true;
+      },
+    );
+});
+
+test("cluster: an instance refuses to start while another live instance has its INSTANCE_ID", async (t) => {
+  const nats = await natsCluster(t);
+  if (!nats) return;
+  const config = clusterConfig(nats.natsUrl, nats.clusterName, "i-same");
+  const deps = { db: {} as never, log: quiet, onError: () => {}, commandTimeoutSeconds: 5 };
+  const first = await connectCluster(config, deps);
+  t.after(() => first.close());
+  await assert.rejects(connectCluster(config, deps), (error: Error) => {
+    assert.ok(error instanceof DuplicateInstanceError);
+    assert.match(error.message, /another live instance of cluster \S+ has INSTANCE_ID i-same/);
+    return true;
+  });
+  // Once it is gone, the id is free again.
+  await first.close();
+  const second = await connectCluster(config, deps);
+  await second.close();
 });

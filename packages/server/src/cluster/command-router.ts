@@ -2,12 +2,23 @@ import { type ErrorCode, errorCatalog } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
 import type { CommandRouter, RoutedDevice, RoutedHandler, RoutedRequest } from "../link/command-router.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
-import { type Msg, type NatsConnection, RequestError, type Subscription, TimeoutError } from "./nats.ts";
+import {
+  ClosedConnectionError,
+  DrainingConnectionError,
+  type Msg,
+  type NatsConnection,
+  NatsLink,
+  RequestError,
+  type Subscription,
+  TimeoutError,
+} from "./nats.ts";
 
 /** A routed request as it travels to the owner. */
 interface Routed {
   device: RoutedDevice;
   request: RoutedRequest;
+  /** When the sender stops waiting (ms since the epoch): past it the owner does not run the request. */
+  deadline: number;
 }
 
 /** The owner's answer: the handler's value, or its error's code and message. */
@@ -27,9 +38,15 @@ type Reply =
  * the value or the AppError's code and message, thrown here again as the same AppError. A device
  * no instance serves, or whose instance does not answer the request, is handled here: the handler
  * answers `device_offline`.
+ *
+ * While NATS is unreachable a request for another instance's device is refused at once
+ * (`device_offline`, saying why). The request carries its deadline: an owner that receives it too
+ * late answers `device_timeout` without running it (the instances' clocks are compared: keep them
+ * synchronised, as for the leases).
  */
 export class NatsCommandRouter implements CommandRouter {
   readonly #nc: NatsConnection;
+  readonly #link: NatsLink;
   readonly #registry: DeviceRegistry;
   readonly #subject: (instanceId: string) => string;
   readonly #timeoutMs: number;
@@ -46,6 +63,7 @@ export class NatsCommandRouter implements CommandRouter {
     onError: (error: unknown) => void;
   }) {
     this.#nc = options.nc;
+    this.#link = NatsLink.of(options.nc);
     this.#registry = options.registry;
     this.#subject = (id) => `${options.clusterName}.inst.${id}.route`;
     this.#timeoutMs = options.timeoutMs;
@@ -56,15 +74,25 @@ export class NatsCommandRouter implements CommandRouter {
     if (this.#registry.get(device.deviceId)) return this.#here(device, request);
     const owner = await this.#registry.ownerOf(device.deviceId);
     if (!owner || owner === this.#registry.instanceId) return this.#here(device, request);
+    if (!this.#link.connected)
+      throw new AppError(
+        "device_offline",
+        `${label(request)}: the device is connected to instance ${owner}, which this instance cannot reach: the cluster's message bus (NATS) is unreachable from here; try again shortly`,
+      );
+    const body = JSON.stringify({
+      device,
+      request,
+      deadline: Date.now() + this.#timeoutMs,
+    } satisfies Routed);
+    const bytes = Buffer.byteLength(body);
+    if (bytes > this.#link.maxPayload)
+      throw new AppError(
+        "invalid_argument",
+        `${label(request)}: ${bytes} bytes is more than the ${this.#link.maxPayload} bytes the cluster's message bus (NATS max_payload) carries to the instance serving the device`,
+      );
     let msg: Msg;
     try {
-      msg = await this.#nc.request(
-        this.#subject(owner),
-        JSON.stringify({ device, request } satisfies Routed),
-        {
-          timeout: this.#timeoutMs,
-        },
-      );
+      msg = await this.#nc.request(this.#subject(owner), body, { timeout: this.#timeoutMs });
     } catch (error) {
       // The owner is gone (stopped, or dead and not swept yet): nobody serves the device.
       if (error instanceof RequestError && error.isNoResponders()) return this.#here(device, request);
@@ -72,6 +100,11 @@ export class NatsCommandRouter implements CommandRouter {
         throw new AppError(
           "device_timeout",
           `${label(request)}: instance ${owner}, which serves the device, did not answer within ${this.#timeoutMs / 1000}s`,
+        );
+      if (closed(error))
+        throw new AppError(
+          "device_offline",
+          `${label(request)}: this instance is stopping or lost the cluster's message bus (NATS) before instance ${owner}, which serves the device, answered`,
         );
       throw error;
     }
@@ -108,7 +141,12 @@ export class NatsCommandRouter implements CommandRouter {
   async #answer(msg: Msg): Promise<void> {
     let reply: Reply;
     try {
-      const { device, request } = msg.json<Routed>();
+      const { device, request, deadline } = msg.json<Routed>();
+      if (typeof deadline === "number" && Date.now() >= deadline)
+        throw new AppError(
+          "device_timeout",
+          `${label(request)}: the request reached instance ${this.#registry.instanceId}, which serves the device, after its sender stopped waiting; it was not run`,
+        );
       reply = { ok: true, value: (await this.#here(device, request)) ?? null };
     } catch (error) {
       if (error instanceof AppError) {
@@ -119,12 +157,30 @@ export class NatsCommandRouter implements CommandRouter {
         reply = { ok: false, code: "internal_error", message: errorCatalog.internal_error.message };
       }
     }
+    let text = JSON.stringify(reply);
+    if (Buffer.byteLength(text) > this.#link.maxPayload)
+      text = JSON.stringify({
+        ok: false,
+        code: "invalid_argument",
+        message: `the device's answer is more than the ${this.#link.maxPayload} bytes the cluster's message bus (NATS max_payload) carries between instances`,
+      } satisfies Reply);
     try {
-      msg.respond(JSON.stringify(reply));
+      msg.respond(text);
     } catch (error) {
       this.#onError(error); // the connection closed meanwhile: the caller times out
     }
   }
+}
+
+/** The connection closed or is draining (this instance stopping): not the request's fault. */
+function closed(error: unknown): boolean {
+  const e = error as Error;
+  return (
+    error instanceof ClosedConnectionError ||
+    error instanceof DrainingConnectionError ||
+    e?.cause instanceof ClosedConnectionError ||
+    e?.cause instanceof DrainingConnectionError
+  );
 }
 
 function label(request: RoutedRequest): string {

@@ -9,7 +9,7 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../events/bus.ts";
-import { type Msg, type NatsConnection, type Subscription, subjectToken } from "./nats.ts";
+import { type Msg, type NatsConnection, NatsLink, type Subscription, subjectToken } from "./nats.ts";
 
 /** What travels between instances: the event as published. */
 interface Envelope {
@@ -36,16 +36,23 @@ interface Interest {
  * per subject however many handlers share it, dropped with the last of them. NATS delivers one
  * publisher's messages in order on each subscription, so a watcher hears a device's events in the
  * order its instance published them.
+ *
+ * While NATS is unreachable, what is published here waits in the link's outbox and is sent once it
+ * is back (cluster/nats.ts); what the others published meanwhile is made up for by a resync from
+ * PostgreSQL (cluster/index.ts). An event larger than NATS's max_payload reaches this instance's
+ * subscribers only, with a log line.
  */
 export class NatsEventBus implements EventBus {
   readonly #local: InProcessEventBus;
   readonly #nc: NatsConnection;
+  readonly #link: NatsLink;
   readonly #prefix: string;
   readonly #onError: (error: unknown) => void;
   readonly #interests = new Map<string, Interest>();
 
   constructor(nc: NatsConnection, clusterName: string, onError: (error: unknown) => void) {
     this.#nc = nc;
+    this.#link = NatsLink.of(nc);
     this.#prefix = `${clusterName}.ev`;
     this.#onError = onError;
     this.#local = new InProcessEventBus(onError);
@@ -56,7 +63,7 @@ export class NatsEventBus implements EventBus {
     const { projectId, deviceId } = payload as { projectId?: unknown; deviceId?: unknown };
     const subject = `${this.#prefix}.${type}.${token(projectId)}.${token(deviceId)}`;
     try {
-      this.#nc.publish(subject, JSON.stringify({ type, payload }));
+      this.#link.publish(subject, JSON.stringify({ type, payload }), `event ${type}`);
     } catch (error) {
       // A closed connection (the server stopping): this instance's subscribers have it regardless.
       this.#onError(error);
@@ -97,6 +104,20 @@ export class NatsEventBus implements EventBus {
       local();
       remote();
     };
+  }
+
+  /**
+   * Resolves once NATS has every subscription made so far (a watcher's snapshot is read after it:
+   * nothing published after the snapshot's read can be missed). At once while NATS is unreachable:
+   * the resync after the reconnect covers that watcher.
+   */
+  async flush(): Promise<void> {
+    if (!this.#link.connected) return;
+    try {
+      await this.#nc.flush();
+    } catch {
+      // Disconnected meanwhile: the same.
+    }
   }
 
   /** Adds a handler to the subject's interest, subscribing in NATS for the first one. */

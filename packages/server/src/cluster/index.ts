@@ -6,7 +6,7 @@ import type { DeviceRegistry } from "../link/registry.ts";
 import { NatsCommandRouter } from "./command-router.ts";
 import { NatsEventBus } from "./event-bus.ts";
 import { InstanceLease, type LeaseDeps } from "./lease.ts";
-import { connectNats, type NatsConnection } from "./nats.ts";
+import { connectNats, type NatsConnection, NatsLink, RequestError, TimeoutError } from "./nats.ts";
 import { ClusterDeviceRegistry } from "./registry.ts";
 import { type ClusterRepository, clusterRepository } from "./repository.ts";
 
@@ -22,6 +22,23 @@ const routeMarginMs = 2_000;
 /** How long a stopping instance waits for NATS to take what it still has to send. */
 const drainMs = 2_000;
 
+/** How long a booting instance waits for another one with its INSTANCE_ID to answer its ping. */
+const pingTimeoutMs = 1_000;
+
+/** How long after a reconnect the resync waits, so that the notices of several instances make one. */
+const resyncDelayMs = 250;
+
+/** Thrown at boot when another live instance of the cluster has this INSTANCE_ID. */
+export class DuplicateInstanceError extends Error {
+  constructor(instanceId: string, cluster: string) {
+    super(
+      `another live instance of cluster ${cluster} has INSTANCE_ID ${instanceId} (it answered on NATS): ` +
+        "every instance needs an id of its own; unset INSTANCE_ID for a random one, or stop the other instance",
+    );
+    this.name = "DuplicateInstanceError";
+  }
+}
+
 /** The NATS-backed bus, registry and router of one cluster instance (docs/scaling.md). */
 export interface Cluster {
   config: ClusterConfig;
@@ -30,6 +47,11 @@ export interface Cluster {
   registry: ClusterDeviceRegistry;
   router: NatsCommandRouter;
   repo: ClusterRepository;
+  /**
+   * After NATS was unreachable (here, or at another instance, which says so on `<cluster>.resync`),
+   * events may have been missed: the handlers re-read what matters from PostgreSQL.
+   */
+  onResync(handler: () => Promise<void> | void): void;
   /** Stops listening and closes the NATS connection (what was published is sent first). */
   close(): Promise<void>;
 }
@@ -44,6 +66,60 @@ export async function connectCluster(
   deps: { db: Kysely<DB>; log: Log; onError: (error: unknown) => void; commandTimeoutSeconds: number },
 ): Promise<Cluster> {
   const nc = await connectNats(config, deps.log);
+  const link = NatsLink.of(nc, deps.log);
+  const ping = `${config.name}.inst.${config.instanceId}.ping`;
+  try {
+    await nc.request(ping, "", { timeout: pingTimeoutMs });
+    throw new DuplicateInstanceError(config.instanceId, config.name);
+  } catch (error) {
+    const nobody =
+      (error instanceof RequestError && error.isNoResponders()) ||
+      error instanceof TimeoutError ||
+      (error as Error).cause instanceof TimeoutError;
+    if (!nobody) {
+      await nc.close().catch(() => {});
+      throw error;
+    }
+  }
+  nc.subscribe(ping, {
+    callback: (error, msg) => {
+      if (error) deps.onError(error);
+      else msg.respond(config.instanceId);
+    },
+  });
+  const resyncHandlers: (() => Promise<void> | void)[] = [];
+  let resyncTimer: NodeJS.Timeout | undefined;
+  const resync = (why: string) => {
+    if (resyncTimer || nc.isClosed()) return;
+    resyncTimer = setTimeout(async () => {
+      resyncTimer = undefined;
+      deps.log.info(`cluster: ${why}: events may have been missed; resyncing from the database`);
+      for (const handler of resyncHandlers) {
+        try {
+          await handler();
+        } catch (error) {
+          deps.onError(error);
+        }
+      }
+    }, resyncDelayMs);
+    resyncTimer.unref();
+  };
+  const resyncSubject = `${config.name}.resync`;
+  nc.subscribe(resyncSubject, {
+    callback: (error, msg) => {
+      if (error) return deps.onError(error);
+      resync(`instance ${msg.string()} lost NATS for a while`);
+    },
+  });
+  link.onReconnect(() => {
+    // What this instance published just before the disconnect may not have reached the others.
+    try {
+      nc.publish(resyncSubject, config.instanceId);
+    } catch (error) {
+      deps.onError(error);
+    }
+    resync("this instance lost NATS for a while");
+  });
   const repo = clusterRepository(deps.db);
   const bus = new NatsEventBus(nc, config.name, deps.onError);
   const registry = new ClusterDeviceRegistry({
@@ -69,8 +145,12 @@ export async function connectCluster(
     registry,
     router,
     repo,
+    onResync(handler) {
+      resyncHandlers.push(handler);
+    },
     close() {
       closing ??= (async () => {
+        clearTimeout(resyncTimer);
         router.stop();
         registry.stop();
         let timer: NodeJS.Timeout | undefined;

@@ -43,6 +43,11 @@ export interface EventBus {
    * watch), from whichever instance published it.
    */
   subscribeProject(projectId: string, handler: DeviceEventHandler): Unsubscribe;
+  /**
+   * Resolves once the subscriptions made so far hear every instance's events (a cluster's NATS
+   * server has them): a watcher reads its snapshot after it. Absent in one process (at once).
+   */
+  flush?(): Promise<void>;
 }
 
 const settled: Promise<void> = Promise.resolve();

@@ -71,6 +71,8 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     restart
       ? { code: deviceCloseCodes.serviceRestart, reason: restartCloseReason() }
       : { code: deviceCloseCodes.goingAway, reason: "server shutting down" };
+  /** The secret hash each device authenticated with here (a resync checks it against its row). */
+  const authenticatedWith = new Map<string, string>();
   const closeLive = (deviceId: string, reason: string) =>
     registry.get(deviceId)?.close(deviceCloseCodes.revoked, reason);
   /** Logs why each lost device went offline and tells watchers everywhere (`device.disconnected`). */
@@ -197,6 +199,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       const expected = Buffer.from(device?.secretHash ?? "0".repeat(64), "hex");
       const actual = Buffer.from(hashSecret(secret), "hex");
       if (!device || !timingSafeEqual(expected, actual)) throw new AppError("invalid_device_credentials");
+      authenticatedWith.set(device.id, device.secretHash);
       // One string per project and board, not a copy per connection read from each device's row.
       return { deviceId: device.id, projectId: intern(device.projectId), board: intern(device.board) };
     },
@@ -206,6 +209,25 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       sessions.add(session);
       session.awaitHello();
       return session;
+    },
+
+    /**
+     * This instance of a cluster may have missed `device.deleted` or `device.credentials_rotated`
+     * (NATS was unreachable): each device connected here is checked against its row, and closed as
+     * those events close it when it is gone or its secret changed.
+     */
+    async resync(): Promise<void> {
+      const connections = [...registry.all()];
+      const open = new Set([...sessions].map((session) => session.deviceId));
+      for (const id of authenticatedWith.keys()) if (!open.has(id)) authenticatedWith.delete(id);
+      await Promise.all(
+        connections.map(async ({ deviceId }) => {
+          const row = await repos.devices.findForAuth(deviceId);
+          if (!row) return closeLive(deviceId, "device deleted");
+          const hash = authenticatedWith.get(deviceId);
+          if (hash !== undefined && hash !== row.secretHash) closeLive(deviceId, "credentials rotated");
+        }),
+      );
     },
 
     /** Closes every connection still open, also those that have not said hello. */

@@ -496,6 +496,23 @@ export function scriptHostService(deps: {
     },
 
     /**
+     * This instance of a cluster may have missed `env.changed` or `deployment.activated` (NATS was
+     * unreachable): each project whose scripts run here gets its environment again and moves to its
+     * live deployment if that changed, as those events do.
+     */
+    async resync(): Promise<void> {
+      await Promise.all(
+        [...projects.keys()].map(async (projectId) => {
+          const sandboxes = sandboxesOf(projects.get(projectId));
+          if (sandboxes.length === 0 || stopped) return;
+          const values = await env.forScripts(projectId);
+          for (const sandbox of sandboxes) sandbox.setEnv(values);
+          await holdingWhile(projectId, (p) => reload(projectId, p));
+        }),
+      );
+    },
+
+    /**
      * Delivers a message to the device's script (REST, dashboard, MCP, tags, Home Assistant), on
      * the instance serving the device (`deliverHere` there). It does not wait for room: a project at
      * its back-pressure bound answers 429 `scripts_busy` at once.

@@ -36,6 +36,9 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
     return all.filter((d) => wanted.has(d.id));
   }
 
+  /** The open watch streams' handlers for a resync (`resync`). */
+  const resyncs = new Set<() => void>();
+
   return {
     /** Throws `not_found` when the caller may not see the device. */
     authorize: (principal: Principal, device: DeviceRef): Promise<Device> =>
@@ -72,6 +75,29 @@ export function watchService(deps: { devices: DevicesService; state: DeviceState
     },
 
     subscribe: (deviceId: string, handler: DeviceEventHandler) => bus.subscribeDevice(deviceId, handler),
+
+    /**
+     * Resolves once the subscriptions made so far hear every instance of a cluster: a watcher's
+     * snapshot is read after it, so nothing published after that read is missed.
+     */
+    ready: (): Promise<void> => bus.flush?.() ?? Promise.resolve(),
+
+    /** What a watch stream does on `resync()` (it closes: its client reconnects for a fresh snapshot). */
+    onResync(handler: () => void): () => void {
+      resyncs.add(handler);
+      return () => void resyncs.delete(handler);
+    },
+
+    /**
+     * This instance of a cluster may have missed events (NATS was unreachable): every watch stream
+     * ends, and its client reconnects for a new snapshot (its credentials checked again). Returns how
+     * many streams ended.
+     */
+    resync(): number {
+      const handlers = [...resyncs];
+      for (const handler of handlers) handler();
+      return handlers.length;
+    },
 
     /**
      * Every device event of the project (devices created later included), then its deletion. A

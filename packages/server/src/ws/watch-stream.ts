@@ -1,4 +1,4 @@
-import { watchCloseCodes } from "@sdk/protocol";
+import { deviceCloseCodes, watchCloseCodes } from "@sdk/protocol";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
 import type { Unsubscribe } from "../events/bus.ts";
@@ -10,6 +10,12 @@ import type { Heartbeat } from "./heartbeat.ts";
 const watchBufferLimitBytes = 256 * 1024;
 /** A watcher that misses this many events in a row is closed (4008). */
 const watchMaxDropped = 10_000;
+
+/**
+ * The close of a resync (docs/protocol.md, close codes of the watch socket): 1012, service
+ * restart, which every client (client library, CLI, dashboard) reconnects after.
+ */
+const resyncCloseCode = deviceCloseCodes.serviceRestart;
 
 /** A frame before the stream numbers it. */
 type Frame = { type: string; at: string };
@@ -66,24 +72,34 @@ export function serveWatcher<E>(
   const unwatchRevocations = watcher.services.watch.onRevoked((revocation) => {
     if (revokes(revocation, watcher.principal)) socket.close(watchCloseCodes.revoked, "credentials revoked");
   });
+  // A resync (this instance of a cluster may have missed events): the client comes back for a
+  // fresh snapshot, its credentials checked again.
+  const unwatchResync = watcher.services.watch.onResync(() =>
+    socket.close(resyncCloseCode, "server resynchronising; reconnect for a fresh snapshot"),
+  );
   watcher.heartbeat.track(socket, () => {});
   socket.on("close", () => {
     unsubscribe();
     unwatchRevocations();
+    unwatchResync();
     early.length = 0;
   });
   socket.on("message", () => {}); // watchers have nothing to say; frames only count as signs of life
 
-  source.snapshot().then(
-    (snapshot) => {
-      if (socket.readyState !== socket.OPEN) return;
-      sendNow(snapshot);
-      ready = true;
-      for (const event of early.splice(0)) deliver(event);
-    },
-    (error: unknown) => {
-      watcher.log.warn({ err: error }, "watch snapshot failed");
-      socket.close(watchCloseCodes.gone, source.snapshotFailed);
-    },
-  );
+  // The subscription hears every instance before the snapshot is read: nothing falls in between.
+  watcher.services.watch
+    .ready()
+    .then(() => source.snapshot())
+    .then(
+      (snapshot) => {
+        if (socket.readyState !== socket.OPEN) return;
+        sendNow(snapshot);
+        ready = true;
+        for (const event of early.splice(0)) deliver(event);
+      },
+      (error: unknown) => {
+        watcher.log.warn({ err: error }, "watch snapshot failed");
+        socket.close(watchCloseCodes.gone, source.snapshotFailed);
+      },
+    );
 }
