@@ -184,7 +184,7 @@ test("cluster: an instance that stops renewing its lease is dead: its devices go
   );
 });
 
-test("cluster: startup refuses an unreachable NATS and a missing key file, and never makes a key", async (t) => {
+test("cluster: startup refuses an unreachable NATS, a missing key file (never making one) and the INSTANCE_ID of a live instance", async (t) => {
   const env = await clusterEnv(t);
   if (!env) return;
   await assert.rejects(
@@ -204,6 +204,14 @@ test("cluster: startup refuses an unreachable NATS and a missing key file, and n
   // The data directory was let go: a server with the right settings starts on it.
   const server = await createTestServer(t, { dataDir, env });
   assert.equal(server.cluster?.instanceId.startsWith("i-"), true);
+  // A second instance with the id of a live one: refused, saying why.
+  await assert.rejects(
+    createTestServer(t, { env: { ...env, INSTANCE_ID: server.cluster?.instanceId as string } }),
+    (e: Error) =>
+      e.message.startsWith(
+        `another live instance of cluster ${env.CLUSTER_NAME} has INSTANCE_ID ${server.cluster?.instanceId}`,
+      ),
+  );
 });
 
 test("cluster: a clean stop removes the instance's lease row and takes its devices offline (watchers on the others hear it); the others carry on", async (t) => {

@@ -83,8 +83,12 @@ export async function connectCluster(
   }
   nc.subscribe(ping, {
     callback: (error, msg) => {
-      if (error) deps.onError(error);
-      else msg.respond(config.instanceId);
+      try {
+        if (error) throw error;
+        msg.respond(config.instanceId);
+      } catch (err) {
+        deps.onError(err);
+      }
     },
   });
   const resyncHandlers: (() => Promise<void> | void)[] = [];
