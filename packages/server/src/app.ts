@@ -44,6 +44,7 @@ import { hasEncryptedRows } from "./repositories/encrypted-rows.ts";
 import { BackupSchedule } from "./services/backup-schedule.ts";
 import { FirmwareBundleImport } from "./services/firmware-bundle.ts";
 import { createServices, type Services } from "./services/index.ts";
+import { checkSecretKey } from "./services/secret-key-check.ts";
 import { Sweeper } from "./services/sweeper.ts";
 import { prepareDataDir } from "./storage/data-dir.ts";
 import { acquireDataDirLock } from "./storage/data-dir-lock.ts";
@@ -171,6 +172,11 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     box = SecretBox.fromKeyFile(config.secretKeyFile, {
       create: !(await hasEncryptedRows(database.db)),
       cluster: config.cluster !== null,
+    });
+    await checkSecretKey(database.db, box, {
+      keyFile: config.secretKeyFile,
+      cluster: config.cluster !== null,
+      now: clock.now(),
     });
     if (config.cluster)
       cluster = await connectCluster(config.cluster, {

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { waitUntil } from "@sdk/test-helpers";
 import { postWebhook } from "../src/lib/webhook-post.ts";
@@ -184,8 +183,13 @@ test("an attempt that fails before it posts is recorded as a failed attempt and 
   const { client, auth, params } = await ownerProject(first);
   const webhook = await client.api.createWebhook({ params, body: { url: hook.url } });
   await first.server.close();
-  // Another key: the stored webhook secret cannot be decrypted, so the attempt throws before posting.
-  fs.writeFileSync(path.join(dataDir, "secret.key"), randomBytes(32).toString("base64"));
+  // The stored webhook secret cannot be decrypted (it was damaged), so the attempt throws before posting.
+  const sqlite = new DatabaseSync(path.join(dataDir, "sdk.db"));
+  try {
+    sqlite.prepare("UPDATE alert_webhooks SET secret_encrypted = ?").run("not a sealed value");
+  } finally {
+    sqlite.close();
+  }
 
   const second = await startTestServer(t, { clock, dataDir, env: allowLoopback });
   const delivery = await second.client(auth.token!.token).api.testWebhook({

@@ -75,6 +75,24 @@ test("invalid configuration: exits 1 with one line on stderr naming the variable
   );
 });
 
+test("an unreachable database: exits 1 with one line naming DATABASE_URL's host, never its credentials", async (t) => {
+  const port = await freePort();
+  const dbPort = await freePort();
+  const dataDir = tempDir(t, "sdk-process-db-");
+  const env = serverEnv(port, dataDir, { DATABASE_URL: `postgres://sdk:hunter2@127.0.0.1:${dbPort}/sdk` });
+  const proc = spawnServer(t, { env, port, dataDir });
+  assert.deepEqual(await within(proc.exited, 15_000, "the server exits"), { code: 1, signal: null });
+  const stderr = proc.stderr();
+  assert.match(
+    stderr,
+    new RegExp(
+      `^sdk-server: failed to start: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${dbPort}/sdk \\(DATABASE_URL\\): connect ECONNREFUSED 127\\.0\\.0\\.1:${dbPort}\n$`,
+    ),
+  );
+  assert.equal(stderr.includes("hunter2"), false);
+  assert.equal(proc.stdout().includes("hunter2"), false);
+});
+
 test("boot on an empty data dir: creates it, with sdk.db and a 0600 secret.key, and answers ready", async (t) => {
   const dataDir = path.join(tempDir(t, "sdk-process-boot-"), "not", "yet", "there");
   assert.equal(fs.existsSync(dataDir), false);

@@ -112,6 +112,21 @@ function postgresPool(url: string): pg.Pool {
   });
 }
 
+/**
+ * The connection's current schema: the first query, so a database that cannot be reached is named
+ * here (`location`: host, port and database of DATABASE_URL, never its credentials).
+ */
+async function currentSchema(db: Kysely<DB>, location: string): Promise<string | undefined> {
+  try {
+    return (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema;
+  } catch (error) {
+    throw new Error(
+      `cannot connect to PostgreSQL at ${location} (DATABASE_URL): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
 /** Opens the database (SQLite under dataDir unless a PostgreSQL URL is given) and migrates it. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const plugins = [new CamelCasePlugin()];
@@ -174,10 +189,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     },
   };
   try {
-    const schema =
-      dialect === "postgres"
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-        : undefined;
+    const schema = dialect === "postgres" ? await currentSchema(db, location) : undefined;
     const big = dialect === "sqlite" && fs.statSync(location).size >= slowMigrationNoticeBytes;
     const slow = big && options.onSlowStep ? await slowPendingMigrations(db as Kysely<unknown>, schema) : [];
     if (slow.length > 0)

@@ -3,6 +3,7 @@ import { type Migration, type MigrationProvider, Migrator } from "kysely/migrati
 import { clusterMigration } from "./migration-cluster.ts";
 import { deviceTagsMigration } from "./migration-device-tags.ts";
 import { firmwareImagesMigration } from "./migration-firmware-images.ts";
+import { keyCheckMigration } from "./migration-key-check.ts";
 import { rolloutsMigration } from "./migration-rollouts.ts";
 import { alertsMigration } from "./migrations-alerts.ts";
 
@@ -179,6 +180,7 @@ const migrations: Record<string, Migration> = {
   "0008_rollouts": rolloutsMigration,
   "0009_cluster": clusterMigration,
   "0010_firmware_images": firmwareImagesMigration,
+  "0012_key_check": keyCheckMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -174,6 +174,13 @@ interface LoginAttemptsTable {
   at: Millis;
 }
 
+/** The secret key's check value (0012): an HMAC of a fixed label with the key, never the key. */
+interface KeyCheckTable {
+  name: string;
+  value: string;
+  createdAt: Millis;
+}
+
 interface DeviceTagsTable {
   deviceId: string;
   projectId: string;
@@ -200,6 +207,7 @@ export interface DB {
   instances: InstancesTable;
   deploymentBundles: DeploymentBundlesTable;
   loginAttempts: LoginAttemptsTable;
+  keyCheck: KeyCheckTable;
   alertRules: AlertRulesTable;
   alertWebhooks: AlertWebhooksTable;
   alertDeliveries: AlertDeliveriesTable;

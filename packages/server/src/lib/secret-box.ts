@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import fs from "node:fs";
 
 const version = "v1";
@@ -46,6 +46,15 @@ export class SecretBox {
     const key = Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64");
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
     return new SecretBox(key);
+  }
+
+  /**
+   * A value that tells keys apart without revealing them: the HMAC-SHA256 of a fixed label with
+   * the key. Stored in the database, it lets a server refuse a key file that is not the one its
+   * secrets were written with.
+   */
+  checkValue(): string {
+    return `v1:${createHmac("sha256", this.#key).update("sdk secret key check").digest("base64")}`;
   }
 
   seal(plaintext: string, context: string): string {

@@ -51,12 +51,32 @@ export function firmwareRepository(db: Kysely<DB>) {
         .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
         .execute();
     },
-    /** A row that is already there is left alone (two imports racing store the same file). */
-    insert: async (row: FirmwareRow) => {
+    /**
+     * A release file's row and, with `uf2` (base64, a cluster's instances), its image, in one
+     * transaction: no instance ever finds the row without the image. A row that is already there
+     * is left alone (two imports racing store the same file), and so is its image.
+     */
+    insert: (row: FirmwareRow, uf2?: string) =>
+      db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto("firmwareReleases")
+          .values(row)
+          .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
+          .execute();
+        if (uf2 === undefined) return;
+        await tx
+          .insertInto("firmwareImages")
+          .values({ version: row.version, board: row.board, uf2 })
+          .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
+          .execute();
+      }),
+    /** Removes a release file's image from the database if it is still `uf2` (a damaged copy). */
+    dropImage: async (version: string, board: Board, uf2: string) => {
       await db
-        .insertInto("firmwareReleases")
-        .values(row)
-        .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
+        .deleteFrom("firmwareImages")
+        .where("version", "=", version)
+        .where("board", "=", board)
+        .where("uf2", "=", uf2)
         .execute();
     },
   };

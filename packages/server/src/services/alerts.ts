@@ -85,6 +85,10 @@ const ruleFields = (body: CreateAlertRuleBody) => ({
   windowMinutes: body.kind === "script_errors" ? body.windowMinutes : null,
 });
 
+/** What a webhook's stored secret is bound to (SecretBox associated data). */
+export const webhookSecretContext = (w: { projectId: string; id: string }) =>
+  `webhook:${w.projectId}:${w.id}`;
+
 /** Alert rules and webhooks of a project, and the signed, retried delivery of its alerts. */
 export function alertsService(deps: {
   repos: Pick<Repositories, "projects" | "devices" | "alerts">;
@@ -100,7 +104,7 @@ export function alertsService(deps: {
 }) {
   const { repos, box, clock, allowPrivate, version } = deps;
   const alerts = repos.alerts;
-  const context = (w: { projectId: string; id: string }) => `webhook:${w.projectId}:${w.id}`;
+  const context = webhookSecretContext;
   /** The running attempt of each delivery: a second caller awaits it rather than starting another. */
   const inFlight = new Map<string, Promise<void>>();
   const webhookLoad = new Map<string, number>();

@@ -8,6 +8,9 @@ import { type Principal, viewerOf } from "./auth.ts";
 import { projectNotFound } from "./projects.ts";
 import { iso } from "./views.ts";
 
+/** What an env var's stored value is bound to (SecretBox associated data). */
+export const envVarContext = (projectId: string, name: string) => `env:${projectId}:${name}`;
+
 /** Per-project environment variables, encrypted at rest; the values are bound to their project and name. */
 export function envVarsService(deps: {
   repos: Pick<Repositories, "projects" | "envVars">;
@@ -16,7 +19,7 @@ export function envVarsService(deps: {
   clock: Clock;
 }) {
   const { repos, box, bus, clock } = deps;
-  const context = (projectId: string, name: string) => `env:${projectId}:${name}`;
+  const context = envVarContext;
 
   function decrypt(projectId: string, name: string, sealed: string): string {
     try {
@@ -24,7 +27,7 @@ export function envVarsService(deps: {
     } catch {
       throw new AppError(
         "internal_error",
-        `The stored value of ${name} cannot be decrypted: DATA_DIR/secret.key is not the key it was written with`,
+        `The stored value of ${name} cannot be decrypted: the server's key file (SECRET_KEY_FILE, by default DATA_DIR/secret.key) does not hold the key it was written with`,
       );
     }
   }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type Board,
   boardIds,
@@ -74,13 +75,27 @@ export function firmwareService(deps: {
     if (deps.shared) await repos.firmware.putImage(version, board, Buffer.from(bytes).toString("base64"));
   };
 
-  /** The file under DATA_DIR, else (another instance stored it) the database's copy, kept here. */
-  async function read(version: string, board: Board): Promise<Uint8Array | undefined> {
+  /**
+   * The file under DATA_DIR, else (another instance stored it) the database's copy, kept here once
+   * it matches the release's sha256. A copy that does not is never served: it is removed from the
+   * database (an instance holding the file shares it again at boot, as does an upload of the same
+   * UF2) and the request fails with a 500 the server log records.
+   */
+  async function read(row: FirmwareRow): Promise<Uint8Array | undefined> {
+    const { version, board } = row;
     const local = await files.read(version, board);
     if (local) return local;
     const uf2 = await repos.firmware.image(version, board);
     if (uf2 === undefined) return undefined;
     const bytes = new Uint8Array(Buffer.from(uf2, "base64"));
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    if (sha256 !== row.sha256) {
+      await repos.firmware.dropImage(version, board, uf2);
+      throw new AppError(
+        "internal_error",
+        `The database's copy of firmware ${version} for ${board} is damaged (sha256 ${sha256.slice(0, 12)}…, the release's is ${row.sha256.slice(0, 12)}…), so it is not served; it was removed: upload the same UF2 again, or restart an instance that holds it under DATA_DIR/firmware`,
+      );
+    }
     await files.write(version, board, bytes);
     return bytes;
   }
@@ -121,8 +136,7 @@ export function firmwareService(deps: {
       source,
       createdAt: clock.now(),
     };
-    await repos.firmware.insert(row);
-    await share(version, board, bytes);
+    await repos.firmware.insert(row, deps.shared ? Buffer.from(bytes).toString("base64") : undefined);
     return { kind: "stored", row };
   }
 
@@ -145,7 +159,7 @@ export function firmwareService(deps: {
     ): Promise<{ bytes: Uint8Array; filename: string }> {
       const { version, board } = parseRef(versionParam, boardParam);
       const row = await repos.firmware.find(version, board);
-      const bytes = row ? await read(version, board) : undefined;
+      const bytes = row ? await read(row) : undefined;
       if (!bytes) throw new AppError("not_found", `No firmware release ${version} for ${board}`);
       return { bytes, filename: `sdk-${version}-${board}.uf2` };
     },

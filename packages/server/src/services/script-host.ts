@@ -331,13 +331,18 @@ export function scriptHostService(deps: {
   }
 
   /**
-   * Another instance made a deployment live (its trial and first-minute watch ran there): when this
-   * instance runs the project's scripts, they move to the live deployment read from the database
-   * (inside `holdingWhile`). A canary running here is left to its rollout.
+   * Another instance made a deployment live (its trial and first-minute watch ran there): the
+   * scripts running here move to the live deployment read from the database, and where none runs
+   * (its first deployment, or scripts that stopped) the connected boards start it (inside
+   * `holdingWhile`). A canary running here is left to its rollout.
    */
   async function reload(projectId: string, p: ProjectScripts): Promise<void> {
     const previous = p.running;
-    if (!previous || stopped) return;
+    if (stopped) return;
+    if (!previous) {
+      p.restarts = [];
+      return start(projectId, p);
+    }
     const active = await repos.deployments.active(projectId);
     if (!active || active.id === previous.deploymentId || stopped || p.running !== previous) return;
     p.running = undefined;
@@ -481,13 +486,15 @@ export function scriptHostService(deps: {
           },
           { everywhere: true },
         ),
-        // Made live on another instance: the scripts running here move to it. The activation here
+        // Made live on another instance: the scripts running here move to it, and boards connected
+        // here with none running (the project's first deployment) start it. The activation here
         // already runs it (the same id): nothing to do, no database read.
         bus.subscribe(
           "deployment.activated",
           ({ projectId, deploymentId }) => {
             const running = projects.get(projectId)?.running;
-            if (!running || running.deploymentId === deploymentId || stopped) return;
+            if (stopped || running?.deploymentId === deploymentId) return;
+            if (!running && !connected.get(projectId)?.size) return;
             holdingWhile(projectId, (p) => reload(projectId, p)).catch(onError);
           },
           { everywhere: true },

@@ -70,6 +70,7 @@ export const expectedSchema: Record<string, string[]> = {
   ],
   deployment_bundles: ["deployment_id", "bundle", "source_map"],
   instances: ["id", "started_at", "lease_until"],
+  key_check: ["name", "value", "created_at"],
   login_attempts: ["key", "at"],
   env_vars: ["project_id", "name", "value_encrypted", "updated_at"],
   firmware_releases: ["version", "board", "bytes", "sha256", "source", "created_at"],
