@@ -282,3 +282,37 @@ test("cluster: the newest connection wins whatever order the hellos come in: an 
     "online once, offline once",
   );
 });
+
+test("cluster: an instance taken for dead while it still served its boards takes them back: watchers elsewhere see them online again, commands reach them", async (t) => {
+  const env = await clusterEnv(t, { CLUSTER_LEASE_SECONDS: "2" });
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const watch = await openSocket(t, wsUrl(b.url, watchPath), { headers: bearer(token) });
+  await watch.inbox.type("snapshot");
+  const board = await openSocket(t, wsUrl(a.url, "/v1/device"), {
+    headers: basic(credentials.deviceId, credentials.secret),
+  });
+  board.send(hello());
+  await board.inbox.type("welcome");
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  // A's renewals stall (a paused process, not a dead one): B takes it for dead.
+  const lease = a.server.cluster!.lease;
+  await lease.halt();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "offline", 15_000);
+  // A renews again: the board, still connected to it, is online again and watchers hear it.
+  await lease.renew();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  const viaB = b.client(token);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  const command = viaB.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 3 } } });
+  const frame = await board.inbox.next((m) => m.type === "gpio_read");
+  board.send({ type: "result", id: frame.id, value: { value: 0 } });
+  assert.deepEqual(await command, { value: { value: 0 } });
+  const logs = (await viaB.api.listDeviceLogs({ params: ids, query: { limit: 50 } })).map((l) => l.message);
+  assert.ok(
+    logs.some((m) => /online again: this server instance was taken for dead/.test(m)),
+    logs.join("\n"),
+  );
+});
