@@ -316,3 +316,23 @@ test("cluster: an instance taken for dead while it still served its boards takes
     logs.join("\n"),
   );
 });
+
+test("cluster: two connections of a board on one instance, hellos back to back, the older first: the newer serves it and it is announced online", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const watch = await openSocket(t, wsUrl(a.url, watchPath), { headers: bearer(token) });
+  await watch.inbox.type("snapshot");
+  const auth = { headers: basic(credentials.deviceId, credentials.secret) };
+  const older = await openSocket(t, wsUrl(a.url, "/v1/device"), auth);
+  const newer = await openSocket(t, wsUrl(a.url, "/v1/device"), auth);
+  older.send(hello());
+  newer.send(hello());
+  await newer.inbox.type("welcome");
+  assert.equal((await older.closed).code, deviceCloseCodes.replaced);
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  assert.equal((await a.client(token).api.getDevice({ params: ids })).status, "online");
+  newer.ws.close();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "offline");
+});

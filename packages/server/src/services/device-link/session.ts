@@ -82,6 +82,9 @@ export interface SessionContext extends LinkDeps {
   released(session: DeviceSession): void;
 }
 
+/** The connections that announced their device online (`device.connected`), or took over one that did. */
+const announced = new WeakSet<DeviceConnection>();
+
 const helloTimeoutMs = 10_000;
 /**
  * `state` and `log` frames whose commit is still pending, per device: the next frames are handled
@@ -392,8 +395,9 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
     // Now that it holds the device: an instance serving it with an older connection lets it go.
     registry.claim(this);
-    // Let go meanwhile (a newer connection's claim arrived): its socket is closing.
-    if (registry.get(this.deviceId) !== this) return;
+    // Let go meanwhile (a newer connection on another instance claimed it): its socket is closing.
+    // (Replaced by a newer connection here, it still announces the device, as that one does not.)
+    if (registry.get(this.deviceId) === undefined) return;
     this.send({
       type: "welcome",
       protocol: protocolVersion,
@@ -401,7 +405,10 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       serverTime: new Date(now).toISOString(),
       heartbeatSeconds: this.#context.heartbeatSeconds,
     });
-    if (!previous) {
+    // A replaced connection here had announced the device already, unless its hello was stale.
+    const known = previous !== undefined && announced.has(previous);
+    announced.add(this);
+    if (!known) {
       void bus.publish("device.connected", {
         projectId: this.projectId,
         deviceId: this.deviceId,
