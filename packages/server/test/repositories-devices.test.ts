@@ -325,6 +325,20 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
     const both = await Promise.all([online(b.id, "i-b", g3), online(b.id, "i-a", 1), online(a.id, "i-c", 2)]);
     assert.deepEqual(both, [true, false, true]);
     assert.deepEqual([await instanceOf(b.id), await instanceOf(a.id)], ["i-b", "i-c"]);
+    // One instance's offline (its connection closed) and a hello declined, in one commit: the offline applies.
+    const g4 = (await devices.nextGeneration(b.id))!;
+    await devices.nextGeneration(b.id); // a newer connection elsewhere, not online yet
+    assert.deepEqual(
+      await Promise.all([
+        devices.setPresence(b.id, { status: "offline", lastSeenAt: T0 + 3, instanceId: "i-b" }),
+        online(b.id, "i-b", g4, T0 + 4),
+      ]),
+      [true, false],
+    );
+    assert.deepEqual(
+      [await instanceOf(b.id), (await devices.find(asAlice, aliceProject.id, b.id))?.status],
+      [null, "offline"],
+    );
     // A connection authenticated after the holder: the holder's offline write still applies.
     await devices.nextGeneration(a.id);
     assert.equal(

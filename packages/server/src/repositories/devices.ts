@@ -101,18 +101,22 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     async write(tx, rows) {
       const latest = new Map<string, Presence>();
       const byId = new Map<string, Presence[]>();
+      /** Online writes with a generation (a cluster's hellos): the newest per device, written last. */
+      const claims = new Map<string, Presence>();
       for (const row of rows) {
         row.spared = false;
-        const earlier = latest.get(row.id);
-        if (earlier?.generation !== undefined && row.generation !== undefined) {
+        if (row.generation !== undefined) {
           // Two connections' hellos in one commit: the newer one's applies, the older's does not.
-          if (row.generation < earlier.generation) {
+          const other = claims.get(row.id);
+          if (other && other.generation! > row.generation) {
             row.spared = true;
             continue;
           }
-          for (const older of byId.get(row.id) ?? []) older.spared = true;
-          byId.delete(row.id);
+          if (other) other.spared = true;
+          claims.set(row.id, row);
+          continue;
         }
+        const earlier = latest.get(row.id);
         latest.set(
           row.id,
           earlier && row.firmwareVersion === undefined
@@ -123,46 +127,53 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         if (same) same.push(row);
         else byId.set(row.id, [row]);
       }
-      const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
-      for (const { id, spared: _, ...values } of latest.values()) {
-        const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}\u0000${values.generation === undefined}`;
-        const group = groups.get(key);
-        if (group) group.ids.push(id);
-        else groups.set(key, { values, ids: [id] });
-      }
-      for (const { values, ids } of groups.values()) {
-        for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
-          const some = ids.slice(i, i + maxIdsPerStatement);
-          const update = tx
-            .updateTable("devices")
-            .set({
-              status: values.status,
-              lastSeenAt: values.lastSeenAt,
-              instanceId: values.status === "online" ? values.instanceId : null,
-              ...(values.firmwareVersion === undefined ? {} : { firmwareVersion: values.firmwareVersion }),
-            })
-            .where("id", "in", some);
-          if (values.status === "online" && values.generation === undefined) {
-            await update.execute();
-            continue;
+      // (A hello queued after an offline of the same device: the offline first, then the hello.)
+      for (const changes of [latest, claims]) {
+        const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
+        for (const { id, spared: _, ...values } of changes.values()) {
+          const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
+          const group = groups.get(key);
+          if (group) group.ids.push(id);
+          else groups.set(key, { values, ids: [id] });
+        }
+        for (const { values, ids } of groups.values()) {
+          for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
+            const some = ids.slice(i, i + maxIdsPerStatement);
+            const update = tx
+              .updateTable("devices")
+              .set({
+                status: values.status,
+                lastSeenAt: values.lastSeenAt,
+                instanceId: values.status === "online" ? values.instanceId : null,
+                ...(values.firmwareVersion === undefined ? {} : { firmwareVersion: values.firmwareVersion }),
+              })
+              .where("id", "in", some);
+            if (values.status === "online" && changes === latest) {
+              await update.execute();
+              continue;
+            }
+            const applied = await (changes === claims
+              ? update.where((eb) =>
+                  eb(
+                    eb.refTuple("id", "claimSeq"),
+                    "in",
+                    some.map((id) => eb.tuple(id, claims.get(id)?.generation ?? 0)),
+                  ),
+                )
+              : update.where((eb) =>
+                  eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]),
+                )
+            )
+              .returning("id")
+              .execute();
+            if (applied.length === some.length) continue;
+            const done = new Set(applied.map((r) => r.id));
+            for (const id of some) {
+              if (done.has(id)) continue;
+              for (const row of changes === claims ? [claims.get(id)!] : (byId.get(id) ?? []))
+                row.spared = true;
+            }
           }
-          const applied = await (values.status === "online"
-            ? update.where((eb) =>
-                eb(
-                  eb.refTuple("id", "claimSeq"),
-                  "in",
-                  some.map((id) => eb.tuple(id, latest.get(id)?.generation ?? 0)),
-                ),
-              )
-            : update.where((eb) =>
-                eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]),
-              )
-          )
-            .returning("id")
-            .execute();
-          if (applied.length === some.length) continue;
-          const done = new Set(applied.map((r) => r.id));
-          for (const id of some) if (!done.has(id)) for (const row of byId.get(id) ?? []) row.spared = true;
         }
       }
     },
