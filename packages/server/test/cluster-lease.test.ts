@@ -37,6 +37,8 @@ async function setup(t: TestContext) {
         markOfflineExcept: async (live) => void calls.push(`${instanceId}: offline except [${live.sort()}]`),
         instanceLost: async (dead, devices) =>
           void calls.push(`${instanceId}: ${dead} is dead [${devices.map((d) => d.id).sort()}]`),
+        leftAtStop: async (devices) =>
+          void calls.push(`${instanceId}: left at stop [${devices.map((d) => d.id).sort()}]`),
         reclaimed: async (taken, lost) =>
           void calls.push(`${instanceId}: reclaimed [${taken.sort()}], let go [${lost.sort()}]`),
       },
@@ -228,5 +230,26 @@ test("lease: a sweep that fails halfway leaves the dead instance for the next on
   assert.deepEqual(await presence(s), [
     { id: "dev_1", status: "offline", instanceId: null },
     { id: "dev_2", status: "offline", instanceId: null },
+  ]);
+});
+
+test("lease: a clean stop takes offline, with its row, the devices still online on the instance", async (t) => {
+  const s = await setup(t);
+  if (!s) return;
+  await onlineDevices(s, [
+    ["dev_1", "i-a", 1],
+    ["dev_2", "i-b", 1],
+  ]);
+  const a = s.lease("i-a");
+  const b = s.lease("i-b");
+  await b.begin();
+  await a.begin();
+  // dev_1's hello completed while A stopped, after the device link took its devices offline.
+  await a.stop();
+  assert.deepEqual(await s.rows(), ["i-b 10"]);
+  assert.equal(s.calls.at(-1), "i-a: left at stop [dev_1]");
+  assert.deepEqual(await presence(s), [
+    { id: "dev_1", status: "offline", instanceId: null },
+    { id: "dev_2", status: "online", instanceId: "i-b" },
   ]);
 });

@@ -20,6 +20,11 @@ export interface LeaseDeps {
     /** A dead instance's devices went offline (this instance's sweep did it): logs, watchers. */
     instanceLost(deadInstanceId: string, devices: LostDevice[]): Promise<void>;
     /**
+     * At a clean stop: devices still online on this instance (their hello completed while it
+     * stopped) went offline with its row (logs, watchers).
+     */
+    leftAtStop(devices: LostDevice[]): Promise<void>;
+    /**
      * After this instance was taken for dead: `taken` are its own again (claim them, announce them
      * online); `lost` reconnected elsewhere or have a newer connection (let them go).
      */
@@ -34,8 +39,8 @@ export interface LeaseDeps {
  * takes offline the devices that no live instance serves; `start()` renews it every third of
  * CLUSTER_LEASE_SECONDS, and each renewal sweeps: an instance whose lease ended is dead, and its
  * devices go offline (once: the one instance whose DELETE returns the dead row does it, in the same
- * transaction). Lease times are the database's clock. A clean `stop()` removes the row (its devices
- * were already taken offline by the device link).
+ * transaction). Lease times are the database's clock. A clean `stop()` removes the row, and with it
+ * takes offline any device still online here (the device link took the others offline).
  */
 export class InstanceLease implements Lifecycle {
   readonly name = "instance lease";
@@ -76,7 +81,8 @@ export class InstanceLease implements Lifecycle {
     if (!this.#begun) return;
     this.#begun = false;
     try {
-      await this.#deps.repo.deleteInstance(this.#deps.instanceId);
+      const left = await this.#deps.repo.deleteInstance(this.#deps.instanceId);
+      if (left.length > 0) await this.#deps.devices.leftAtStop(left);
     } catch (err) {
       this.#deps.log.error({ err }, "removing this instance's lease failed (it expires by itself)");
     }

@@ -11,6 +11,16 @@ const maxIdsPerStatement = 500;
  * registry and the lease read it. Presence writes otherwise belong to the devices repository.
  * Lease times are the database's clock (databaseNow), never an instance's: instances' clocks differ.
  */
+/** Takes offline the devices online on the instance; returns them. */
+const offlineOn = (db: Kysely<DB>, instanceId: string): Promise<LostDevice[]> =>
+  db
+    .updateTable("devices")
+    .set({ status: "offline", instanceId: null })
+    .where("status", "=", "online")
+    .where("instanceId", "=", instanceId)
+    .returning(["id", "projectId", "lastSeenAt"])
+    .execute();
+
 export function clusterRepository(db: Kysely<DB>) {
   const now = () => databaseNow(db);
   const until = (leaseMs: number) => sql<number>`${now()} + ${leaseMs}`;
@@ -34,7 +44,15 @@ export function clusterRepository(db: Kysely<DB>) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    deleteInstance: (id: string) => db.deleteFrom("instances").where("id", "=", id).execute(),
+    /**
+     * A clean stop: removes the instance's row and, in the same transaction, takes offline the
+     * devices still online on it (a hello that completed while it stopped); returns them.
+     */
+    deleteInstance: (id: string) =>
+      db.transaction().execute(async (tx) => {
+        await tx.deleteFrom("instances").where("id", "=", id).execute();
+        return offlineOn(tx, id);
+      }),
     /**
      * Removes the instances whose lease has ended and marks their online devices offline, in one
      * transaction (a failure halfway leaves both for the next sweep). When several instances sweep
@@ -46,16 +64,7 @@ export function clusterRepository(db: Kysely<DB>) {
           await tx.deleteFrom("instances").where("leaseUntil", "<", now()).returning("id").execute()
         ).map((r) => r.id);
         const lost: { instanceId: string; devices: LostDevice[] }[] = [];
-        for (const instanceId of dead) {
-          const devices = await tx
-            .updateTable("devices")
-            .set({ status: "offline", instanceId: null })
-            .where("status", "=", "online")
-            .where("instanceId", "=", instanceId)
-            .returning(["id", "projectId", "lastSeenAt"])
-            .execute();
-          lost.push({ instanceId, devices });
-        }
+        for (const instanceId of dead) lost.push({ instanceId, devices: await offlineOn(tx, instanceId) });
         return lost;
       }),
     /** The instance serving the device, per its presence row; null when it is offline. */

@@ -429,6 +429,14 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       );
     },
 
+    /**
+     * A cluster's instance stopped cleanly with devices still online on it (a hello that completed
+     * while it stopped): they went offline with its lease row; their logs say so, watchers hear it.
+     */
+    async leftAtStop(devices: LostDevice[]): Promise<void> {
+      await tellLost(devices, "server instance stopping", "server stopping");
+    },
+
     /** A cluster's instance died: its devices go offline, once across the cluster (instanceLost). */
     async markInstanceOffline(deadInstanceId: string): Promise<void> {
       await this.instanceLost(deadInstanceId, await repos.devices.markInstanceOffline(deadInstanceId));
