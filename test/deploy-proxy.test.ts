@@ -62,7 +62,7 @@ async function clusterBackends(t: TestContext): Promise<{ databaseUrl: string; n
   psql(`create schema ${schema}`);
   t.after(() => psql(`drop schema if exists ${schema} cascade`));
   const url = new URL(postgresBase);
-  url.searchParams.set("options", `-c search_path=${schema}`);
+  url.searchParams.set("options", `-c search_path=${schema} -c max_parallel_workers_per_gather=0`);
   return { databaseUrl: url.toString(), natsUrl };
 }
 
@@ -257,7 +257,7 @@ test("the cluster's nginx.conf in front of two instances: one stops, its board c
   );
 
   // Stop the instance serving the board, cleanly (as `docker compose stop` does).
-  const schema = new URL(databaseUrl).searchParams.get("options")!.split("=")[1];
+  const schema = /search_path=(\S+)/.exec(new URL(databaseUrl).searchParams.get("options") ?? "")?.[1];
   const ownerOf = async () => psql(`select instance_id from ${schema}.devices where id = '${device.id}'`);
   let owner = "";
   await waitUntil(

@@ -101,7 +101,7 @@ export class PostgresTarget extends Target {
   /** The server's DATABASE_URL: the run's schema first on the search path. */
   get #databaseUrl(): string {
     const url = new URL(this.#adminUrl);
-    url.searchParams.set("options", `-c search_path=${this.#schema}`);
+    url.searchParams.set("options", `-c search_path=${this.#schema} -c max_parallel_workers_per_gather=0`);
     return url.toString();
   }
 

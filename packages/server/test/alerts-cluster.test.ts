@@ -208,6 +208,49 @@ repositorySuites("alert deliveries in a cluster", ({ setup }) => {
     );
   });
 
+  test("a delivery's claim is by the database's clock: an instance whose clock runs ahead does not take one another holds", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const hook = await receiver(t);
+    const box = new SecretBox(randomBytes(32));
+    const [a, ahead] = [0, 60_000].map((skew) =>
+      alertsService({
+        repos: c.repos,
+        box,
+        clock: new TestClock(Date.now() + skew),
+        allowPrivate: ["loopback"],
+        version: "0.0.0",
+        shared: true,
+      }),
+    ) as [AlertsService, AlertsService];
+    t.after(() => Promise.all([a.stop(), ahead.stop()]));
+    const user = await c.user({ role: "admin" });
+    const project = await c.project(user.id);
+    const principal = { user, via: "token", credentialId: "tok_1" } as Principal;
+    await a.createWebhook(principal, project.id, { url: hook.url });
+    const [id] = await a.raise({ projectId: project.id, type: "test", message: "once" });
+    const due = (await c.repos.alerts.delivery(id!))!.nextAttemptAt;
+    // Instance A claims it for its attempt: held 15 s from the database's now.
+    const until = await c.repos.alerts.claimDelivery(id!, due, 15_000, false);
+    assert.ok(until !== null && Math.abs(until - (Date.now() + 15_000)) < 5_000, `claimed until ${until}`);
+    assert.equal(
+      await c.repos.alerts.claimDelivery(id!, until, 15_000, false),
+      null,
+      "not due by the database",
+    );
+    // The instance whose clock is a minute ahead takes the claim for over: it does not attempt.
+    await ahead.attempt(id!);
+    assert.equal(hook.received.length, 0, "no second attempt");
+    assert.equal((await c.repos.alerts.delivery(id!))?.nextAttemptAt, until);
+    // A's attempt cut short gives the claim back: due again, and attempted once.
+    await c.repos.alerts.releaseDelivery(id!, until!, due);
+    await ahead.attempt(id!);
+    assert.deepEqual(
+      hook.received.map((r) => r.body.message),
+      ["once"],
+    );
+  });
+
   test("a rule added through another instance is in force within seconds", async (t) => {
     const c = await setup(t);
     if (!c) return;

@@ -249,3 +249,98 @@ test("cluster: a clean stop removes the instance's lease row and takes its devic
     { value: null },
   );
 });
+
+test("cluster: the newest connection wins whatever order the hellos come in: an older one's late hello neither kicks the board off nor keeps it online", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const watch = await openSocket(t, wsUrl(a.url, watchPath), { headers: bearer(token) });
+  await watch.inbox.type("snapshot");
+  const auth = { headers: basic(credentials.deviceId, credentials.secret) };
+  // The board connects to A, its hello is slow; it gives up and connects to B, which serves it.
+  const older = await openSocket(t, wsUrl(a.url, "/v1/device"), auth);
+  const newer = await openSocket(t, wsUrl(b.url, "/v1/device"), auth);
+  newer.send(hello());
+  await newer.inbox.type("welcome");
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  // The older connection's hello arrives now: it is closed as replaced; B keeps the board.
+  older.send(hello());
+  assert.equal((await older.closed).code, deviceCloseCodes.replaced);
+  assert.equal(older.inbox.messages.filter((m) => m.type === "welcome").length, 0, "never welcomed");
+  const viaA = a.client(token);
+  const command = viaA.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 3 } } });
+  const frame = await newer.inbox.next((m) => m.type === "gpio_read");
+  newer.send({ type: "result", id: frame.id, value: { value: 1 } });
+  assert.deepEqual(await command, { value: { value: 1 } }, "served by B's connection");
+  const row = await a.server.database.db
+    .selectFrom("devices")
+    .select(["status", "instanceId"])
+    .where("id", "=", ids.deviceId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(row, { status: "online", instanceId: "i-b" });
+  // The board leaves B: it goes offline (nothing of A's stale connection keeps it online).
+  newer.ws.close();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "offline");
+  assert.equal((await viaA.api.getDevice({ params: ids })).status, "offline");
+  assert.equal(
+    watch.inbox.messages.filter((m) => m.type === "status").length,
+    2,
+    "online once, offline once",
+  );
+});
+
+test("cluster: an instance taken for dead while it still served its boards takes them back: watchers elsewhere see them online again, commands reach them", async (t) => {
+  const env = await clusterEnv(t, { CLUSTER_LEASE_SECONDS: "2" });
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const watch = await openSocket(t, wsUrl(b.url, watchPath), { headers: bearer(token) });
+  await watch.inbox.type("snapshot");
+  const board = await openSocket(t, wsUrl(a.url, "/v1/device"), {
+    headers: basic(credentials.deviceId, credentials.secret),
+  });
+  board.send(hello());
+  await board.inbox.type("welcome");
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  // A's renewals stall (a paused process, not a dead one): B takes it for dead.
+  const lease = a.server.cluster!.lease;
+  await lease.halt();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "offline", 15_000);
+  // A renews again: the board, still connected to it, is online again and watchers hear it.
+  await lease.renew();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  const viaB = b.client(token);
+  assert.equal((await viaB.api.getDevice({ params: ids })).status, "online");
+  const command = viaB.api.sendDeviceCommand({ params: ids, body: { type: "gpio_read", args: { pin: 3 } } });
+  const frame = await board.inbox.next((m) => m.type === "gpio_read");
+  board.send({ type: "result", id: frame.id, value: { value: 0 } });
+  assert.deepEqual(await command, { value: { value: 0 } });
+  const logs = (await viaB.api.listDeviceLogs({ params: ids, query: { limit: 50 } })).map((l) => l.message);
+  assert.ok(
+    logs.some((m) => /online again: this server instance was taken for dead/.test(m)),
+    logs.join("\n"),
+  );
+});
+
+test("cluster: two connections of a board on one instance, hellos back to back, the older first: the newer serves it and it is announced online", async (t) => {
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await instance(t, env, "i-a");
+  const { token, ids, credentials, watchPath } = await deviceOf(a);
+  const watch = await openSocket(t, wsUrl(a.url, watchPath), { headers: bearer(token) });
+  await watch.inbox.type("snapshot");
+  const auth = { headers: basic(credentials.deviceId, credentials.secret) };
+  const older = await openSocket(t, wsUrl(a.url, "/v1/device"), auth);
+  const newer = await openSocket(t, wsUrl(a.url, "/v1/device"), auth);
+  older.send(hello());
+  newer.send(hello());
+  await newer.inbox.type("welcome");
+  assert.equal((await older.closed).code, deviceCloseCodes.replaced);
+  await watch.inbox.next((m) => m.type === "status" && m.status === "online");
+  assert.equal((await a.client(token).api.getDevice({ params: ids })).status, "online");
+  newer.ws.close();
+  await watch.inbox.next((m) => m.type === "status" && m.status === "offline");
+});

@@ -18,6 +18,8 @@ import { hello } from "./helpers/sockets.ts";
  */
 class TakeoverRegistry implements DeviceRegistry {
   readonly instanceId = "i-a";
+  // Ownership in memory (as one process keeps it): connections take no generation.
+  readonly shared = false;
   readonly #here = new LocalDeviceRegistry();
   readonly #elsewhere = new Map<string, string>();
   readonly #released = new Set<(connection: DeviceConnection) => void>();
@@ -26,6 +28,7 @@ class TakeoverRegistry implements DeviceRegistry {
     this.#elsewhere.delete(connection.deviceId);
     return this.#here.register(connection);
   }
+  claim(_connection: DeviceConnection) {}
   unregister(connection: DeviceConnection) {
     return this.#here.unregister(connection);
   }

@@ -294,6 +294,60 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
     assert.deepEqual(await c.repos.devices.idsInProjects([]), []);
   });
 
+  test("devices: connection generations: each connection takes the next; an online write applies only for the newest", async (t) => {
+    const c = await setup(t);
+    if (!c) return;
+    const { aliceProject, asAlice } = await tenants(c);
+    const devices = c.repos.devices;
+    const [a, b] = [await c.device(aliceProject.id), await c.device(aliceProject.id)];
+    const instanceOf = async (id: string) =>
+      (await c.database.db.selectFrom("devices").select("instanceId").where("id", "=", id).executeTakeFirst())
+        ?.instanceId;
+    // Connections authenticating in one commit are numbered in the order they came, per device.
+    assert.deepEqual(
+      await Promise.all([
+        devices.nextGeneration(a.id),
+        devices.nextGeneration(b.id),
+        devices.nextGeneration(a.id),
+        devices.nextGeneration("dev_unknown"),
+      ]),
+      [1, 1, 2, undefined],
+    );
+    // The older connection's hello (generation 1) comes late: it does not take the device.
+    const online = (id: string, instanceId: string, generation: number, at = T0) =>
+      devices.setPresence(id, { status: "online", lastSeenAt: at, instanceId, generation });
+    assert.equal(await online(a.id, "i-b", 2), true);
+    assert.equal(await online(a.id, "i-a", 1, T0 + 1), false, "a newer connection exists");
+    assert.equal(await instanceOf(a.id), "i-b");
+    assert.equal((await devices.find(asAlice, aliceProject.id, a.id))?.lastSeenAt, T0);
+    // Two hellos of one device in one commit, the newer queued first: the newer's applies.
+    const g3 = (await devices.nextGeneration(b.id))!;
+    const both = await Promise.all([online(b.id, "i-b", g3), online(b.id, "i-a", 1), online(a.id, "i-c", 2)]);
+    assert.deepEqual(both, [true, false, true]);
+    assert.deepEqual([await instanceOf(b.id), await instanceOf(a.id)], ["i-b", "i-c"]);
+    // One instance's offline (its connection closed) and a hello declined, in one commit: the offline applies.
+    const g4 = (await devices.nextGeneration(b.id))!;
+    await devices.nextGeneration(b.id); // a newer connection elsewhere, not online yet
+    assert.deepEqual(
+      await Promise.all([
+        devices.setPresence(b.id, { status: "offline", lastSeenAt: T0 + 3, instanceId: "i-b" }),
+        online(b.id, "i-b", g4, T0 + 4),
+      ]),
+      [true, false],
+    );
+    assert.deepEqual(
+      [await instanceOf(b.id), (await devices.find(asAlice, aliceProject.id, b.id))?.status],
+      [null, "offline"],
+    );
+    // A connection authenticated after the holder: the holder's offline write still applies.
+    await devices.nextGeneration(a.id);
+    assert.equal(
+      await devices.setPresence(a.id, { status: "offline", lastSeenAt: T0 + 5, instanceId: "i-c" }),
+      true,
+    );
+    assert.equal(await instanceOf(a.id), null);
+  });
+
   test("devices: presence carries the serving instance; an offline write spares a device taken over", async (t) => {
     const c = await setup(t);
     if (!c) return;

@@ -177,18 +177,21 @@ export async function connectCluster(
   };
 }
 
-/** The instance's lease; the device link takes the devices of dead instances offline. */
+/**
+ * The instance's lease; the device link takes the devices of dead instances offline. `clock` is
+ * not used: lease times are the database's (the instances' clocks differ).
+ */
 export function clusterLease(
   cluster: Cluster,
   deps: { clock: Clock; log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
 ): InstanceLease {
   return new InstanceLease({
     repo: cluster.repo,
-    clock: deps.clock,
     instanceId: cluster.config.instanceId,
     leaseSeconds: cluster.config.leaseSeconds,
     log: deps.log,
     devices: deps.devices,
-    connected: () => [...deps.registry.all()].map((c) => c.deviceId),
+    connected: () =>
+      [...deps.registry.all()].map((c) => ({ deviceId: c.deviceId, generation: c.generation ?? 0 })),
   });
 }

@@ -1,5 +1,5 @@
-import type { Clock } from "../lib/clock.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
+import type { LostDevice } from "../repositories/devices.ts";
 import type { ClusterRepository } from "./repository.ts";
 
 interface Log {
@@ -10,27 +10,37 @@ interface Log {
 
 export interface LeaseDeps {
   repo: ClusterRepository;
-  clock: Clock;
   instanceId: string;
   leaseSeconds: number;
   log: Log;
-  /** The device link's part (services/device-link.ts): presence, log lines, `device.disconnected`. */
+  /** The device link's part (services/device-link.ts): presence, log lines, events. */
   devices: {
     /** At boot: the online devices no live instance serves go offline (watchers are told). */
     markOfflineExcept(liveInstanceIds: string[]): Promise<void>;
-    /** A dead instance's devices go offline, once across the cluster (watchers are told). */
-    markInstanceOffline(deadInstanceId: string): Promise<void>;
+    /** A dead instance's devices went offline (this instance's sweep did it): logs, watchers. */
+    instanceLost(deadInstanceId: string, devices: LostDevice[]): Promise<void>;
+    /**
+     * At a clean stop: devices still online on this instance (their hello completed while it
+     * stopped) went offline with its row (logs, watchers).
+     */
+    leftAtStop(devices: LostDevice[]): Promise<void>;
+    /**
+     * After this instance was taken for dead: `taken` are its own again (claim them, announce them
+     * online); `lost` reconnected elsewhere or have a newer connection (let them go).
+     */
+    reclaimed(taken: string[], lost: string[]): Promise<void>;
   };
-  /** This instance's connected devices (to reclaim them if it was ever taken for dead). */
-  connected: () => string[];
+  /** This instance's connected devices and their generations (to reclaim them if it was taken for dead). */
+  connected: () => { deviceId: string; generation: number }[];
 }
 
 /**
  * This instance's lease in PostgreSQL (docs/scaling.md). `begin()` at boot writes the row and
  * takes offline the devices that no live instance serves; `start()` renews it every third of
  * CLUSTER_LEASE_SECONDS, and each renewal sweeps: an instance whose lease ended is dead, and its
- * devices go offline (once: the one instance whose DELETE returns the dead row does it). A clean
- * `stop()` removes the row (its devices were already taken offline by the device link).
+ * devices go offline (once: the one instance whose DELETE returns the dead row does it, in the same
+ * transaction). Lease times are the database's clock. A clean `stop()` removes the row, and with it
+ * takes offline any device still online here (the device link took the others offline).
  */
 export class InstanceLease implements Lifecycle {
   readonly name = "instance lease";
@@ -45,17 +55,16 @@ export class InstanceLease implements Lifecycle {
 
   /** At boot, before this instance serves any device. */
   async begin(): Promise<void> {
-    const { repo, clock, instanceId } = this.#deps;
-    const now = clock.now();
-    await repo.upsertInstance({ id: instanceId, startedAt: now, leaseUntil: this.#until(now) });
+    const { repo, instanceId } = this.#deps;
+    await repo.upsertInstance(instanceId, this.#leaseMs);
     this.#begun = true;
-    await this.#sweep(now);
-    await this.#deps.devices.markOfflineExcept(await repo.liveInstances(instanceId, now));
+    await this.#sweep();
+    await this.#deps.devices.markOfflineExcept(await repo.liveInstances(instanceId));
   }
 
   start(): void {
     if (this.#timer) return;
-    const every = (this.#deps.leaseSeconds * 1000) / 3;
+    const every = this.#leaseMs / 3;
     this.#timer = setInterval(() => {
       // One renewal at a time: a slow database must not pile them up.
       this.#running ??= this.renew().finally(() => {
@@ -72,7 +81,8 @@ export class InstanceLease implements Lifecycle {
     if (!this.#begun) return;
     this.#begun = false;
     try {
-      await this.#deps.repo.deleteInstance(this.#deps.instanceId);
+      const left = await this.#deps.repo.deleteInstance(this.#deps.instanceId);
+      if (left.length > 0) await this.#deps.devices.leftAtStop(left);
     } catch (err) {
       this.#deps.log.error({ err }, "removing this instance's lease failed (it expires by itself)");
     }
@@ -91,36 +101,40 @@ export class InstanceLease implements Lifecycle {
 
   /** Renews the lease, then sweeps the dead instances. Never rejects (it logs). */
   async renew(): Promise<void> {
-    const { repo, clock, instanceId, log } = this.#deps;
+    const { repo, instanceId, log } = this.#deps;
     try {
-      const now = clock.now();
-      if (!(await repo.renewInstance(instanceId, this.#until(now)))) {
+      if (!(await repo.renewInstance(instanceId, this.#leaseMs))) {
         // Renewals stalled past the lease (a paused process, a database outage) and another
-        // instance took this one for dead: its devices were marked offline. They are still here.
-        await repo.upsertInstance({ id: instanceId, startedAt: now, leaseUntil: this.#until(now) });
-        const ids = this.#deps.connected();
-        await repo.reclaim(instanceId, ids);
+        // instance took this one for dead: its devices were marked offline. They are still here,
+        // unless they reconnected elsewhere meanwhile.
+        await repo.upsertInstance(instanceId, this.#leaseMs);
+        const connections = this.#deps.connected();
+        const taken = await repo.reclaim(instanceId, connections);
+        const mine = new Set(taken);
+        const lost = connections.map((c) => c.deviceId).filter((id) => !mine.has(id));
+        await this.#deps.devices.reclaimed(taken, lost);
         log.warn(
           `instance ${instanceId}: its lease had expired (renewals stalled longer than ${this.#deps.leaseSeconds} s) ` +
-            `and other instances took it for dead; lease taken again, ${ids.length} device(s) online here again`,
+            `and other instances took it for dead; lease taken again, ${taken.length} device(s) online here again` +
+            (lost.length > 0 ? `, ${lost.length} let go (they reconnected elsewhere)` : ""),
         );
       }
-      await this.#sweep(now);
+      await this.#sweep();
     } catch (err) {
       log.error({ err }, `instance ${instanceId}: renewing the lease failed`);
     }
   }
 
-  async #sweep(now: number): Promise<void> {
-    for (const dead of await this.#deps.repo.deleteExpired(now)) {
+  async #sweep(): Promise<void> {
+    for (const { instanceId, devices } of await this.#deps.repo.sweepExpired()) {
       this.#deps.log.warn(
-        `instance ${dead} stopped renewing its lease: it is taken for dead and its devices go offline`,
+        `instance ${instanceId} stopped renewing its lease: it is taken for dead and its devices go offline`,
       );
-      await this.#deps.devices.markInstanceOffline(dead);
+      await this.#deps.devices.instanceLost(instanceId, devices);
     }
   }
 
-  #until(now: number): number {
-    return now + this.#deps.leaseSeconds * 1000;
+  get #leaseMs(): number {
+    return this.#deps.leaseSeconds * 1000;
   }
 }

@@ -1,10 +1,12 @@
 import type { DeviceConnection, DeviceRegistry } from "../link/registry.ts";
 import type { NatsConnection, Subscription } from "./nats.ts";
 
-/** Broadcast on `<cluster>.claim` when an instance starts serving a device. */
+/** Broadcast on `<cluster>.claim` once an instance's connection holds a device's presence row. */
 interface Claim {
   deviceId: string;
   instanceId: string;
+  /** The connection's generation (devices.claimSeq): only older connections are let go. */
+  generation: number;
 }
 
 type Released = (connection: DeviceConnection) => void;
@@ -12,13 +14,15 @@ type Released = (connection: DeviceConnection) => void;
 /**
  * The device registry of a cluster instance (docs/scaling.md). It holds this instance's
  * connections as the local registry does; ownership of the others is the devices' presence rows
- * in PostgreSQL (`instanceId` while online, written by the device link). Registering a connection
- * broadcasts a claim: the instance that served the device until then drops its connection and
- * tells its `onReleased` handlers (which close the socket with 4000, replaced), so one device is
- * served by one instance, whichever it reconnects to.
+ * in PostgreSQL (`instanceId` while online, written by the device link). Once a connection's online
+ * write applied, the device link claims it: the claim carries the connection's generation, and an
+ * instance serving the device with an older connection drops it and tells its `onReleased` handlers
+ * (which close the socket with 4000, replaced); a claim older than the connection here changes
+ * nothing, whatever order claims arrive in. So the newest connection is served, on one instance.
  */
 export class ClusterDeviceRegistry implements DeviceRegistry {
   readonly instanceId: string;
+  readonly shared = true;
   readonly #connections = new Map<string, DeviceConnection>();
   readonly #released = new Set<Released>();
   readonly #nc: NatsConnection;
@@ -65,14 +69,21 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
   register(connection: DeviceConnection): DeviceConnection | undefined {
     const previous = this.#connections.get(connection.deviceId);
     this.#connections.set(connection.deviceId, connection);
-    if (previous === connection) return undefined;
-    const claim: Claim = { deviceId: connection.deviceId, instanceId: this.instanceId };
+    return previous === connection ? undefined : previous;
+  }
+
+  claim(connection: DeviceConnection): void {
+    if (this.#connections.get(connection.deviceId) !== connection) return;
+    const claim: Claim = {
+      deviceId: connection.deviceId,
+      instanceId: this.instanceId,
+      generation: connection.generation ?? 0,
+    };
     try {
       this.#nc.publish(this.#subject, JSON.stringify(claim));
     } catch (error) {
       this.#onError(error);
     }
-    return previous;
   }
 
   unregister(connection: DeviceConnection): boolean {
@@ -105,11 +116,11 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
     return () => this.#released.delete(handler);
   }
 
-  /** Another instance serves the device now: this one lets its connection go. */
+  /** Another instance serves the device with a newer connection: this one lets its own go. */
   #claimed(claim: Claim): void {
     if (claim.instanceId === this.instanceId) return;
     const connection = this.#connections.get(claim.deviceId);
-    if (!connection) return;
+    if (!connection || !(claim.generation > (connection.generation ?? 0))) return;
     this.#connections.delete(claim.deviceId);
     for (const handler of [...this.#released]) {
       try {

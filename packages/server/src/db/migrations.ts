@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { claimSeqMigration } from "./migration-claim-seq.ts";
 import { clusterMigration } from "./migration-cluster.ts";
 import { deviceTagsMigration } from "./migration-device-tags.ts";
 import { firmwareImagesMigration } from "./migration-firmware-images.ts";
@@ -180,6 +181,7 @@ const migrations: Record<string, Migration> = {
   "0008_rollouts": rolloutsMigration,
   "0009_cluster": clusterMigration,
   "0010_firmware_images": firmwareImagesMigration,
+  "0011_claim_seq": claimSeqMigration,
   "0012_key_check": keyCheckMigration,
 };
 

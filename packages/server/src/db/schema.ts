@@ -57,6 +57,8 @@ export interface DevicesTable {
   updatedAt: Millis;
   /** The instance serving the device while it is online (0009); null when offline. */
   instanceId: Generated<string | null>;
+  /** The generation of the device's newest authenticated connection in a cluster (0011). */
+  claimSeq: Generated<number>;
 }
 
 interface EnvVarsTable {

@@ -8,6 +8,11 @@ export interface DeviceConnection {
   /** Largest frame the device said it accepts (from its hello). */
   maxFrame: number;
   firmware: string;
+  /**
+   * In a cluster: the connection's place among the device's connections on every instance
+   * (devices.claimSeq, taken when it authenticated). Undefined in one process.
+   */
+  readonly generation?: number;
   /** Sends one JSON frame. */
   send(message: object): void;
   close(code: number, reason: string): void;
@@ -25,10 +30,21 @@ export interface DeviceRegistry {
   /** This instance's id: `local` for one process, the cluster instance's id otherwise. */
   readonly instanceId: string;
   /**
+   * True in a cluster: other instances serve devices too, so each connection takes a generation
+   * when it authenticates (`DeviceConnection.generation`) and claims the device once it holds it.
+   */
+  readonly shared: boolean;
+  /**
    * Registers a connection of this instance; returns the local one it replaces, if the device was
-   * already connected here. An instance that served the device until now lets it go (`onReleased`).
+   * already connected here.
    */
   register(connection: DeviceConnection): DeviceConnection | undefined;
+  /**
+   * The registered connection holds the device's presence row now (its online write applied): an
+   * instance serving the device with an older connection (a lower generation) lets it go
+   * (`onReleased`); one with a newer connection keeps it. Nothing to do in one process.
+   */
+  claim(connection: DeviceConnection): void;
   /**
    * Removes the connection if it is still the current one; false when it was already replaced (here
    * or on another instance), in which case the device stays online.
@@ -49,6 +65,7 @@ export interface DeviceRegistry {
 
 export class LocalDeviceRegistry implements DeviceRegistry {
   readonly instanceId = "local";
+  readonly shared = false;
   readonly #connections = new Map<string, DeviceConnection>();
 
   register(connection: DeviceConnection): DeviceConnection | undefined {
@@ -56,6 +73,8 @@ export class LocalDeviceRegistry implements DeviceRegistry {
     this.#connections.set(connection.deviceId, connection);
     return previous === connection ? undefined : previous;
   }
+
+  claim(_connection: DeviceConnection): void {}
 
   unregister(connection: DeviceConnection): boolean {
     if (this.#connections.get(connection.deviceId) !== connection) return false;

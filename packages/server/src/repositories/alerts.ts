@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
+import { databaseNow } from "../db/now.ts";
 import type { DB } from "../db/schema.ts";
 import type { AlertDeliveriesTable, AlertRulesTable, AlertWebhooksTable } from "../db/schema-alerts.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
@@ -136,18 +137,33 @@ export function alertsRepository(db: Kysely<DB>) {
         .limit(limit)
         .execute(),
     /**
-     * Sets a pending delivery's next attempt to `until` if it is still `expected` (compare and
-     * set): true for the one caller that changed it (the instance of a cluster that attempts it).
+     * Claims a pending delivery for `holdMs` (its next attempt moves that far ahead) if its next
+     * attempt is still `expected` (compare and set) and, unless `force`, due, both by the database's
+     * clock (the instances' clocks differ). Returns the claim's end for the one caller that claimed
+     * it (the instance of a cluster that attempts it), null for the others.
      */
-    claimDelivery: async (id: string, expected: number | null, until: number | null) => {
-      const result = await db
+    claimDelivery: async (id: string, expected: number | null, holdMs: number, force: boolean) => {
+      const now = databaseNow(db);
+      let claim = db
         .updateTable("alertDeliveries")
-        .set({ nextAttemptAt: until })
+        .set({ nextAttemptAt: sql<number>`${now} + ${holdMs}` })
         .where("id", "=", id)
         .where("status", "=", "pending")
-        .where("nextAttemptAt", expected === null ? "is" : "=", expected)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+        .where("nextAttemptAt", expected === null ? "is" : "=", expected);
+      if (!force)
+        claim = claim.where((eb) => eb.or([eb("nextAttemptAt", "is", null), eb("nextAttemptAt", "<=", now)]));
+      const row = await claim.returning("nextAttemptAt").executeTakeFirst();
+      return row?.nextAttemptAt ?? null;
+    },
+    /** Gives a claim back (an attempt cut short): the next attempt is `back` again, if still claimed. */
+    releaseDelivery: async (id: string, claimedUntil: number, back: number | null) => {
+      await db
+        .updateTable("alertDeliveries")
+        .set({ nextAttemptAt: back })
+        .where("id", "=", id)
+        .where("status", "=", "pending")
+        .where("nextAttemptAt", "=", claimedUntil)
+        .execute();
     },
     recordAttempt: async (
       id: string,

@@ -4,7 +4,7 @@ import type { DB, DevicesTable } from "../db/schema.ts";
 import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
-export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash" | "instanceId">;
+export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash" | "instanceId" | "claimSeq">;
 
 const columns = [
   "id",
@@ -25,8 +25,22 @@ interface Presence {
   firmwareVersion?: string;
   /** The instance writing: online, it serves the device now; offline, it served it until now. */
   instanceId: string;
-  /** Set by the write: an offline change not applied (another instance serves the device now). */
+  /**
+   * Online in a cluster: the connection's generation; the write applies only while it is the
+   * device's newest (claimSeq), so an older connection's late hello never takes the device back.
+   */
+  generation?: number;
+  /**
+   * Set by the write: the change did not apply (offline: another instance serves the device now;
+   * online: a newer connection of the device exists).
+   */
   spared?: boolean;
+}
+
+/** A connection's request for its generation (a cluster); `generation` is set by the write. */
+interface Generation {
+  id: string;
+  generation?: number;
 }
 
 /** A device marked offline for lack of a connection (a crash, a dead instance), for its log line. */
@@ -79,15 +93,29 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    * Presence changes of one commit: the latest per device (a later change keeps an earlier
    * firmware version it does not set), then one UPDATE per distinct set of values for all the
    * devices that share it (a reconnect storm's hellos share a few timestamps), not one per device.
-   * Online records the serving instance; offline applies only where that instance (or none) serves
-   * the device, so a device another instance took over meanwhile stays online.
+   * Online records the serving instance (in a cluster only for the device's newest connection: its
+   * generation is still the device's claimSeq); offline applies only where that instance (or none)
+   * serves the device, so a device another instance took over meanwhile stays online.
    */
   const presenceLane: Lane<Presence> = {
     async write(tx, rows) {
       const latest = new Map<string, Presence>();
       const byId = new Map<string, Presence[]>();
+      /** Online writes with a generation (a cluster's hellos): the newest per device, written last. */
+      const claims = new Map<string, Presence>();
       for (const row of rows) {
         row.spared = false;
+        if (row.generation !== undefined) {
+          // Two connections' hellos in one commit: the newer one's applies, the older's does not.
+          const other = claims.get(row.id);
+          if (other && other.generation! > row.generation) {
+            row.spared = true;
+            continue;
+          }
+          if (other) other.spared = true;
+          claims.set(row.id, row);
+          continue;
+        }
         const earlier = latest.get(row.id);
         latest.set(
           row.id,
@@ -99,37 +127,91 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         if (same) same.push(row);
         else byId.set(row.id, [row]);
       }
-      const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
-      for (const { id, spared: _, ...values } of latest.values()) {
-        const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
-        const group = groups.get(key);
-        if (group) group.ids.push(id);
-        else groups.set(key, { values, ids: [id] });
-      }
-      for (const { values, ids } of groups.values()) {
-        for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
-          const some = ids.slice(i, i + maxIdsPerStatement);
-          const update = tx
-            .updateTable("devices")
-            .set({
-              status: values.status,
-              lastSeenAt: values.lastSeenAt,
-              instanceId: values.status === "online" ? values.instanceId : null,
-              ...(values.firmwareVersion === undefined ? {} : { firmwareVersion: values.firmwareVersion }),
-            })
-            .where("id", "in", some);
-          if (values.status === "online") {
-            await update.execute();
-            continue;
-          }
-          const applied = await update
-            .where((eb) => eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]))
-            .returning("id")
-            .execute();
-          if (applied.length === some.length) continue;
-          const done = new Set(applied.map((r) => r.id));
-          for (const id of some) if (!done.has(id)) for (const row of byId.get(id) ?? []) row.spared = true;
+      // (A hello queued after an offline of the same device: the offline first, then the hello.)
+      for (const changes of [latest, claims]) {
+        const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
+        for (const { id, spared: _, ...values } of changes.values()) {
+          const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
+          const group = groups.get(key);
+          if (group) group.ids.push(id);
+          else groups.set(key, { values, ids: [id] });
         }
+        for (const { values, ids } of groups.values()) {
+          for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
+            const some = ids.slice(i, i + maxIdsPerStatement);
+            const update = tx
+              .updateTable("devices")
+              .set({
+                status: values.status,
+                lastSeenAt: values.lastSeenAt,
+                instanceId: values.status === "online" ? values.instanceId : null,
+                ...(values.firmwareVersion === undefined ? {} : { firmwareVersion: values.firmwareVersion }),
+              })
+              .where("id", "in", some);
+            if (values.status === "online" && changes === latest) {
+              await update.execute();
+              continue;
+            }
+            const applied = await (changes === claims
+              ? update.where((eb) =>
+                  eb(
+                    eb.refTuple("id", "claimSeq"),
+                    "in",
+                    some.map((id) => eb.tuple(id, claims.get(id)?.generation ?? 0)),
+                  ),
+                )
+              : update.where((eb) =>
+                  eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]),
+                )
+            )
+              .returning("id")
+              .execute();
+            if (applied.length === some.length) continue;
+            const done = new Set(applied.map((r) => r.id));
+            for (const id of some) {
+              if (done.has(id)) continue;
+              for (const row of changes === claims ? [claims.get(id)!] : (byId.get(id) ?? []))
+                row.spared = true;
+            }
+          }
+        }
+      }
+    },
+  };
+
+  /**
+   * Each authenticated connection of a cluster takes the next number of its device's claimSeq:
+   * the order of the device's connections across instances. Group-committed with the presence.
+   */
+  const generationLane: Lane<Generation> = {
+    async write(tx, rows) {
+      const counts = new Map<string, number>();
+      for (const row of rows) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
+      const byCount = new Map<number, string[]>();
+      for (const [id, count] of counts) {
+        const ids = byCount.get(count);
+        if (ids) ids.push(id);
+        else byCount.set(count, [id]);
+      }
+      const top = new Map<string, number>();
+      for (const [count, ids] of byCount)
+        for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
+          const bumped = await tx
+            .updateTable("devices")
+            .set((eb) => ({ claimSeq: eb("claimSeq", "+", count) }))
+            .where("id", "in", ids.slice(i, i + maxIdsPerStatement))
+            .returning(["id", "claimSeq"])
+            .execute();
+          for (const r of bumped) top.set(r.id, Number(r.claimSeq));
+        }
+      // Several connections of one device in one commit: numbered in the order they came.
+      const taken = new Map<string, number>();
+      for (const row of rows) {
+        const last = top.get(row.id);
+        if (last === undefined) continue;
+        const n = taken.get(row.id) ?? 0;
+        taken.set(row.id, n + 1);
+        row.generation = last - counts.get(row.id)! + 1 + n;
       }
     },
   };
@@ -166,7 +248,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     inProject: (projectId: string) =>
       db.selectFrom("devices").select(columns).where("projectId", "=", projectId).orderBy("id").execute(),
     /** The caller has already checked that the project is visible. */
-    insert: async (row: Omit<Selectable<DevicesTable>, "status" | "instanceId">) => {
+    insert: async (row: Omit<Selectable<DevicesTable>, "status" | "instanceId" | "claimSeq">) => {
       await db.insertInto("devices").values(row).execute();
     },
     rename: (viewer: Viewer, projectId: string, id: string, name: string, now: number) =>
@@ -189,7 +271,9 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       return Number(result.numUpdatedRows) > 0;
     },
     /** Many devices with their tags in one transaction: all are added or none. */
-    insertMany: (rows: (Omit<Selectable<DevicesTable>, "status" | "instanceId"> & { tags: string[] })[]) =>
+    insertMany: (
+      rows: (Omit<Selectable<DevicesTable>, "status" | "instanceId" | "claimSeq"> & { tags: string[] })[],
+    ) =>
       db.transaction().execute(async (tx) => {
         for (const { tags, ...row } of rows) {
           await tx.insertInto("devices").values(row).execute();
@@ -214,15 +298,31 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     /**
      * For the device socket: presence changes reported by the authenticated connection, written by
      * instance `instanceId`. Group-committed: after a restart thousands of boards say hello at once.
-     * False when an offline change did not apply: another instance serves the device now (presenceLane).
+     * False when the change did not apply: offline, another instance serves the device now; online
+     * with a generation, a newer connection of the device exists (presenceLane).
      */
     setPresence: async (
       id: string,
-      fields: { status: ConnectionState; lastSeenAt: number; firmwareVersion?: string; instanceId: string },
+      fields: {
+        status: ConnectionState;
+        lastSeenAt: number;
+        firmwareVersion?: string;
+        instanceId: string;
+        generation?: number;
+      },
     ): Promise<boolean> => {
       const row: Presence = { id, ...fields };
       await batcher.add(presenceLane, row);
       return !row.spared;
+    },
+    /**
+     * In a cluster, for an authenticated connection: its generation (the device's next claimSeq),
+     * or undefined when the device no longer exists.
+     */
+    nextGeneration: async (id: string): Promise<number | undefined> => {
+      const row: Generation = { id };
+      await batcher.add(generationLane, row);
+      return row.generation;
     },
     /**
      * At boot no device is connected yet. Returns the devices that were still online: the server
@@ -255,6 +355,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
     /**
      * An instance died (its lease expired): its devices go offline, once (whichever instance runs
      * this first gets them); returns them. Devices that reconnected elsewhere meanwhile stay online.
+     * (The lease's sweep does the same in the transaction that removes the instance: cluster/.)
      */
     markInstanceOffline: (instanceId: string) => markOffline((eb) => eb("instanceId", "=", instanceId)),
     /** Ids of the devices in these projects (to disconnect them before the projects go). */

@@ -127,8 +127,11 @@ export function alertsService(deps: {
     const at = clock.now();
     if (row?.status !== "pending" || (!force && (row.nextAttemptAt ?? 0) > at)) return;
     // Claimed until the attempt must be over: an instance that dies meanwhile leaves it due then.
-    const claimedUntil = at + attemptDeadlineMs + claimMarginMs;
-    if (deps.shared && !(await alerts.claimDelivery(id, row.nextAttemptAt, claimedUntil))) return;
+    // The claim's times are the database's: another instance's clock may be ahead of this one's.
+    const claimedUntil = deps.shared
+      ? await alerts.claimDelivery(id, row.nextAttemptAt, attemptDeadlineMs + claimMarginMs, force)
+      : null;
+    if (deps.shared && claimedUntil === null) return;
     let outcome: PostOutcome;
     try {
       const webhook = await alerts.webhookById(row.webhookId);
@@ -156,7 +159,7 @@ export function alertsService(deps: {
     }
     // Cut short by shutdown: left pending as it was, so the next start attempts it again.
     if (shutdown.signal.aborted) {
-      if (deps.shared) await alerts.claimDelivery(id, claimedUntil, row.nextAttemptAt);
+      if (claimedUntil !== null) await alerts.releaseDelivery(id, claimedUntil, row.nextAttemptAt);
       return;
     }
     const attempts = [...JSON.parse(row.attempts), { at, ...outcome }];

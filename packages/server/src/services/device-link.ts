@@ -85,6 +85,20 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       }),
     );
 
+  /** A newer connection on another instance serves the device: this one closes, the device stays online. */
+  const letGo = (connection: DeviceConnection) => {
+    void deps.logs
+      .append(
+        connection,
+        "warn",
+        "system",
+        "a new connection with the same credentials replaced the previous one (on another server instance)",
+      )
+      .catch(deps.onError);
+    connection.close(deviceCloseCodes.replaced, "replaced by a new connection on another server instance");
+    released(connection);
+  };
+
   /** The `device.command` event: what a command asked and how it ended. */
   const publishCommand = (
     device: DeviceRef,
@@ -118,21 +132,7 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
         }),
         // The device reconnected to another instance, which serves it now: this socket closes
         // without the device going offline (its close is no longer the current connection's).
-        registry.onReleased((connection) => {
-          void deps.logs
-            .append(
-              connection,
-              "warn",
-              "system",
-              "a new connection with the same credentials replaced the previous one (on another server instance)",
-            )
-            .catch(deps.onError);
-          connection.close(
-            deviceCloseCodes.replaced,
-            "replaced by a new connection on another server instance",
-          );
-          released(connection);
-        }),
+        registry.onReleased(letGo),
       ];
     },
 
@@ -201,7 +201,12 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       if (!device || !timingSafeEqual(expected, actual)) throw new AppError("invalid_device_credentials");
       authenticatedWith.set(device.id, device.secretHash);
       // One string per project and board, not a copy per connection read from each device's row.
-      return { deviceId: device.id, projectId: intern(device.projectId), board: intern(device.board) };
+      const auth = { deviceId: device.id, projectId: intern(device.projectId), board: intern(device.board) };
+      if (!registry.shared) return auth;
+      // A cluster: the connection's place among the device's connections on every instance.
+      const generation = await repos.devices.nextGeneration(device.id);
+      if (generation === undefined) throw new AppError("invalid_device_credentials"); // deleted meanwhile
+      return { ...auth, generation };
     },
 
     open(auth: DeviceAuth, transport: Transport): LinkSession {
@@ -434,15 +439,64 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
     },
 
     /**
-     * A cluster's instance died (its lease expired): its devices go offline, once across the
-     * cluster; their logs say so and watchers everywhere are told (`device.disconnected`).
+     * A cluster's instance died (its lease expired): its devices went offline (this instance's
+     * sweep did it, once across the cluster); their logs say so and watchers everywhere are told
+     * (`device.disconnected`).
      */
-    async markInstanceOffline(deadInstanceId: string): Promise<void> {
+    async instanceLost(deadInstanceId: string, devices: LostDevice[]): Promise<void> {
       await tellLost(
-        await repos.devices.markInstanceOffline(deadInstanceId),
+        devices,
         `server instance ${deadInstanceId} stopped answering (its lease expired)`,
         "server instance stopped",
       );
+    },
+
+    /**
+     * A cluster's instance stopped cleanly with devices still online on it (a hello that completed
+     * while it stopped): they went offline with its lease row; their logs say so, watchers hear it.
+     */
+    async leftAtStop(devices: LostDevice[]): Promise<void> {
+      await tellLost(devices, "server instance stopping", "server stopping");
+    },
+
+    /** A cluster's instance died: its devices go offline, once across the cluster (instanceLost). */
+    async markInstanceOffline(deadInstanceId: string): Promise<void> {
+      await this.instanceLost(deadInstanceId, await repos.devices.markInstanceOffline(deadInstanceId));
+    },
+
+    /**
+     * This instance was taken for dead while it still served its devices (its lease renewals
+     * stalled): `taken` are online here again in the database; they are claimed again (an instance
+     * that heard nothing keeps nothing older) and announced online (`device.connected`: watchers,
+     * Home Assistant and alerts heard them go offline). `lost` reconnected elsewhere or have a newer
+     * connection meanwhile: their connections here close as replaced ones do.
+     */
+    async reclaimed(taken: string[], lost: string[]): Promise<void> {
+      const now = deps.clock.now();
+      await Promise.all(
+        taken.map(async (deviceId) => {
+          const connection = registry.get(deviceId);
+          if (!connection) return;
+          registry.claim(connection);
+          await deps.logs.append(
+            connection,
+            "warn",
+            "system",
+            "online again: this server instance was taken for dead (its lease expired) while it still served the device",
+          );
+          await bus.publish("device.connected", {
+            projectId: connection.projectId,
+            deviceId,
+            at: now,
+            board: connection.board,
+            firmware: connection.firmware,
+          });
+        }),
+      );
+      for (const deviceId of lost) {
+        const connection = registry.get(deviceId);
+        if (connection && registry.unregister(connection)) letGo(connection);
+      }
     },
   };
 }

@@ -17,11 +17,15 @@ export interface RegistryFixture {
 
 export type RegistryFactory = (t: TestContext) => Promise<RegistryFixture | null>;
 
-/** A stand-in for a device socket: what it was told, nothing more. */
-export function fakeConnection(device: { projectId: string; deviceId: string }) {
+/**
+ * A stand-in for a device socket: what it was told, nothing more. `generation`: its place among the
+ * device's connections (a cluster's; taken when it authenticated).
+ */
+export function fakeConnection(device: { projectId: string; deviceId: string }, generation?: number) {
   const closed: { code: number; reason: string }[] = [];
   const connection: DeviceConnection & { closed: typeof closed } = {
     ...device,
+    ...(generation === undefined ? {} : { generation }),
     board: "pico_w",
     maxFrame: 65_536,
     firmware: "1.0.0",
@@ -114,15 +118,20 @@ export function deviceRegistryContract(
       const released: string[] = [];
       a.onReleased((c) => void released.push(`A ${c.deviceId}`));
       const offB = b.onReleased((c) => void released.push(`B ${c.deviceId}`));
-      const onA = fakeConnection(device);
-      const stays = fakeConnection(other);
+      const onA = fakeConnection(device, 1);
+      const stays = fakeConnection(other, 1);
       a.register(onA);
       a.register(stays);
       await f.online(device.deviceId, a.instanceId);
+      a.claim(onA);
+      a.claim(stays);
       await f.settle();
-      const onB = fakeConnection(device);
+      const onB = fakeConnection(device, 2);
       assert.equal(b.register(onB), undefined, "nothing to replace on B itself");
+      await f.settle();
+      assert.deepEqual(released, [], "registered on B, not yet holding the device: A keeps it");
       await f.online(device.deviceId, b.instanceId);
+      b.claim(onB);
       await f.settle();
       assert.deepEqual(released, [`A ${device.deviceId}`]);
       assert.equal(a.get(device.deviceId), undefined);
@@ -132,10 +141,43 @@ export function deviceRegistryContract(
       assert.equal(await b.ownerOf(device.deviceId), b.instanceId);
       // Back to A: B lets go, unless nobody listens there any more.
       offB();
-      a.register(fakeConnection(device));
+      const again = fakeConnection(device, 3);
+      a.register(again);
+      a.claim(again);
       await f.settle();
       assert.equal(b.get(device.deviceId), undefined);
       assert.deepEqual(released, [`A ${device.deviceId}`]);
+    },
+  );
+
+  across(
+    `${name} registry: a stale claim (an older connection's, arriving late) does not release a newer registration`,
+    async (t) => {
+      const f = await fixture(t);
+      if (!f) return;
+      const [a, b] = f.registries as [DeviceRegistry, DeviceRegistry];
+      const device = await f.device();
+      const released: string[] = [];
+      a.onReleased((c) => void released.push(`A ${c.deviceId}`));
+      b.onReleased((c) => void released.push(`B ${c.deviceId}`));
+      // The board's newest connection is on A (generation 2)...
+      const newer = fakeConnection(device, 2);
+      a.register(newer);
+      await f.online(device.deviceId, a.instanceId);
+      a.claim(newer);
+      // ...and an older one (generation 1, its hello slow) registers on B and claims after it.
+      const older = fakeConnection(device, 1);
+      b.register(older);
+      b.claim(older);
+      await f.settle();
+      assert.deepEqual(
+        released,
+        [`B ${device.deviceId}`],
+        "B lets its older connection go; A keeps the newer",
+      );
+      assert.equal(a.get(device.deviceId), newer);
+      assert.deepEqual(newer.closed, []);
+      assert.equal(await b.ownerOf(device.deviceId), a.instanceId);
     },
   );
 }

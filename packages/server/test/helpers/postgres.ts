@@ -41,6 +41,8 @@ export async function postgresUrl(t: TestContext): Promise<string | null> {
     await cleanup.end();
   });
   const url = new URL(baseUrl);
-  url.searchParams.set("options", `-c search_path=${schema}`);
+  // No parallel query: a parallel worker of a query run right after the schema was made (the
+  // migrator's introspection, on a busy machine) failed with `schema "sdk_test_…" does not exist`.
+  url.searchParams.set("options", `-c search_path=${schema} -c max_parallel_workers_per_gather=0`);
   return url.toString();
 }

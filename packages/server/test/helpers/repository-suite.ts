@@ -67,6 +67,7 @@ export const expectedSchema: Record<string, string[]> = {
     "created_at",
     "updated_at",
     "instance_id",
+    "claim_seq",
   ],
   deployment_bundles: ["deployment_id", "bundle", "source_map"],
   instances: ["id", "started_at", "lease_until"],

@@ -26,6 +26,8 @@ import { CommandRpc } from "./command-rpc.ts";
 /** A device that proved its credentials in the upgrade request. */
 export interface DeviceAuth extends DeviceRef {
   board: Board;
+  /** In a cluster: the connection's generation (DeviceConnection.generation). */
+  generation?: number;
 }
 
 /** How a session reaches the socket of its connection. */
@@ -80,6 +82,9 @@ export interface SessionContext extends LinkDeps {
   released(session: DeviceSession): void;
 }
 
+/** The connections that announced their device online (`device.connected`), or took over one that did. */
+const announced = new WeakSet<DeviceConnection>();
+
 const helloTimeoutMs = 10_000;
 /**
  * `state` and `log` frames whose commit is still pending, per device: the next frames are handled
@@ -97,6 +102,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
   readonly deviceId: string;
   readonly projectId: string;
   readonly board: Board;
+  readonly generation: number | undefined;
   maxFrame = 0;
   firmware = "";
   readonly #transport: Transport;
@@ -122,6 +128,7 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     this.deviceId = auth.deviceId;
     this.projectId = auth.projectId;
     this.board = auth.board;
+    this.generation = auth.generation;
     this.#transport = transport;
     this.#context = context;
   }
@@ -356,6 +363,9 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     this.#helloDone = true;
     this.maxFrame = hello.maxFrame;
     this.firmware = hello.firmware;
+    // In a cluster, a newer connection of the device may be here already (this hello was slow).
+    const here = registry.get(this.deviceId)?.generation;
+    if (this.generation !== undefined && here !== undefined && here > this.generation) return this.#stale();
     const previous = registry.register(this);
     if (previous) {
       previous.close(deviceCloseCodes.replaced, "replaced by a new connection");
@@ -363,14 +373,14 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
     const now = clock.now();
     // Queued together (one group commit, not one after another): presence, then the log lines.
-    const writes: Promise<unknown>[] = [
-      repos.devices.setPresence(this.deviceId, {
-        status: "online",
-        lastSeenAt: now,
-        firmwareVersion: hello.firmware,
-        instanceId: registry.instanceId,
-      }),
-    ];
+    const presence = repos.devices.setPresence(this.deviceId, {
+      status: "online",
+      lastSeenAt: now,
+      firmwareVersion: hello.firmware,
+      instanceId: registry.instanceId,
+      ...(this.generation === undefined ? {} : { generation: this.generation }),
+    });
+    const writes: Promise<unknown>[] = [presence];
     if (hello.board !== this.board) {
       writes.push(
         this.#system("warn", `the device reports board ${hello.board} but is registered as ${this.board}`),
@@ -378,6 +388,16 @@ export class DeviceSession implements LinkSession, DeviceConnection {
     }
     writes.push(this.#system("info", `connected (firmware ${hello.firmware}, ${hello.board})`));
     await Promise.all(writes);
+    // Not applied (a cluster): a newer connection of the device authenticated meanwhile.
+    if (!(await presence)) {
+      registry.unregister(this);
+      return this.#stale();
+    }
+    // Now that it holds the device: an instance serving it with an older connection lets it go.
+    registry.claim(this);
+    // Let go meanwhile (a newer connection on another instance claimed it): its socket is closing.
+    // (Replaced by a newer connection here, it still announces the device, as that one does not.)
+    if (registry.get(this.deviceId) === undefined) return;
     this.send({
       type: "welcome",
       protocol: protocolVersion,
@@ -385,7 +405,10 @@ export class DeviceSession implements LinkSession, DeviceConnection {
       serverTime: new Date(now).toISOString(),
       heartbeatSeconds: this.#context.heartbeatSeconds,
     });
-    if (!previous) {
+    // A replaced connection here had announced the device already, unless its hello was stale.
+    const known = previous !== undefined && announced.has(previous);
+    announced.add(this);
+    if (!known) {
       void bus.publish("device.connected", {
         projectId: this.projectId,
         deviceId: this.deviceId,
@@ -394,6 +417,18 @@ export class DeviceSession implements LinkSession, DeviceConnection {
         firmware: hello.firmware,
       });
     }
+  }
+
+  /**
+   * A cluster: a newer connection of the device exists (on any instance), so this one, whose hello
+   * came late, neither serves it nor takes it offline: it closes as a replaced connection would.
+   */
+  async #stale(): Promise<void> {
+    this.close(deviceCloseCodes.replaced, "replaced by a newer connection");
+    await this.#system(
+      "warn",
+      "a newer connection with the same credentials replaced this one before its hello",
+    );
   }
 
   async #closedNow(code: number, reason: string): Promise<void> {
