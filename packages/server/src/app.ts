@@ -10,6 +10,7 @@ import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
 import { type Cluster, clusterLease, connectCluster } from "./cluster/index.ts";
 import type { InstanceLease } from "./cluster/lease.ts";
+import { NatsLink } from "./cluster/nats.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { isDatabaseUnavailable } from "./errors.ts";
@@ -202,6 +203,12 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     bus,
     registry,
     router,
+    ...(cluster && {
+      clusterStatus: () => ({
+        instanceId: cluster.config.instanceId,
+        bus: NatsLink.of(cluster.nc).connected ? "connected" : "unreachable",
+      }),
+    }),
     onError,
     serverUrl: () => config.publicUrl ?? server.url,
   });

@@ -80,8 +80,13 @@ test("cluster: a NATS outage loses nothing: a revocation, an env change and a ro
   await revoked.inbox.type("snapshot");
   await kept.inbox.type("snapshot");
 
+  const ready = async (s: typeof a) =>
+    ((await (await fetch(`${s.url}/ready`)).json()) as { result: { cluster?: unknown } }).result;
+  assert.deepEqual((await ready(a)).cluster, { instanceId: "i-a", bus: "connected" });
   nats.kill("SIGKILL");
   await Promise.all([a, b].map((s) => s.log.line(/NATS: disconnected from 127\.0\.0\.1/)));
+  // Still ready (it serves its own devices), and /ready says the bus is unreachable.
+  assert.deepEqual((await ready(a)).cluster, { instanceId: "i-a", bus: "unreachable" });
 
   // A command through A for the device on B: refused at once, saying why.
   const started = performance.now();

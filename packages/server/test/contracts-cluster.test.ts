@@ -22,7 +22,7 @@ import type { AppError } from "../src/errors.ts";
 import { commandRouterContract } from "./contracts/command-router.contract.ts";
 import { deviceRegistryContract, type RegistryFixture } from "./contracts/device-registry.contract.ts";
 import { eventBusContract } from "./contracts/event-bus.contract.ts";
-import { natsCluster } from "./helpers/nats.ts";
+import { natsCluster, noNatsServer, ownNatsServer } from "./helpers/nats.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { tempDir } from "./helpers/server.ts";
 
@@ -192,7 +192,7 @@ test("NATS bus: a NATS subscription per subject while a handler wants it, droppe
   assert.deepEqual(bus.subjects, []);
 });
 
-test("NATS_URL: credentials become options and never reach the server list; unreachable NATS is named", async () => {
+test("NATS_URL: credentials become options and never reach the server list; unreachable NATS is named, refused credentials too", async (t) => {
   const options = natsOptions(clusterConfig("nats://alice:s3cr%40t@nats-1:4333,tls://nats-2", "c", "i-a"));
   assert.deepEqual(options, {
     servers: ["nats-1:4333", "nats-2:4222"],
@@ -221,6 +221,22 @@ test("NATS_URL: credentials become options and never reach the server list; unre
       return true;
     },
   );
+  // A NATS that wants other credentials: the error says so, not "start NATS".
+  if (!noNatsServer) {
+    const guarded = net.createServer().listen(0, "127.0.0.1");
+    await once(guarded, "listening");
+    const guardedPort = (guarded.address() as net.AddressInfo).port;
+    guarded.close();
+    await ownNatsServer(t, guardedPort, "127.0.0.1", ["--user", "alice", "--pass", "right"]);
+    await assert.rejects(
+      connectNats(clusterConfig(`nats://alice:wrong@127.0.0.1:${guardedPort}`, "c", "i-a"), quiet),
+      (error: Error) => {
+        assert.match(error.message, /refused the credentials: check the user and password/);
+        assert.doesNotMatch(error.message, /wrong/);
+        return true;
+      },
+    );
+  }
 });
 
 /** A router serving instance `id` on `nc` for any device, counting what it runs. */

@@ -20,9 +20,12 @@ interface Log {
 /** Thrown at boot when no NATS server of NATS_URL answers. */
 export class NatsUnreachableError extends Error {
   constructor(server: string, cause: unknown) {
+    const reason = String((cause as Error)?.message ?? cause);
     super(
-      `cannot connect to NATS at ${server} (NATS_URL): ${(cause as Error)?.message ?? cause}. ` +
-        "Every instance of a cluster needs it: start NATS, or unset NATS_URL to run one server on its own",
+      `cannot connect to NATS at ${server} (NATS_URL): ${reason}. ` +
+        (/authori[sz]ation|authentication|permissions/i.test(reason)
+          ? "NATS answered but refused the credentials: check the user and password (or token) in NATS_URL"
+          : "Every instance of a cluster needs it: start NATS, or unset NATS_URL to run one server on its own"),
       { cause },
     );
     this.name = "NatsUnreachableError";

@@ -1,5 +1,5 @@
 import type { DeviceConnection, DeviceRegistry } from "../link/registry.ts";
-import type { NatsConnection, Subscription } from "./nats.ts";
+import { type NatsConnection, NatsLink, type Subscription } from "./nats.ts";
 
 /** Broadcast on `<cluster>.claim` once an instance's connection holds a device's presence row. */
 interface Claim {
@@ -80,7 +80,8 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
       generation: connection.generation ?? 0,
     };
     try {
-      this.#nc.publish(this.#subject, JSON.stringify(claim));
+      // Through the outbox: a claim made while NATS is unreachable reaches the others once it is back.
+      NatsLink.of(this.#nc).publish(this.#subject, JSON.stringify(claim), `the claim of ${claim.deviceId}`);
     } catch (error) {
       this.#onError(error);
     }

@@ -25,7 +25,7 @@ import { firmwareService } from "./firmware.ts";
 import { homeAssistantService } from "./home-assistant.ts";
 import { projectsService } from "./projects.ts";
 import { rateLimiter } from "./rate-limiter.ts";
-import { readinessService } from "./readiness.ts";
+import { type ClusterStatus, readinessService } from "./readiness.ts";
 import { retentionService } from "./retention.ts";
 import { rolloutsService } from "./rollouts.ts";
 import { scriptHostService } from "./script-host.ts";
@@ -42,6 +42,8 @@ export interface ServiceDeps {
    * process (LocalCommandRouter); a cluster passes its own (src/cluster/).
    */
   router?: CommandRouter;
+  /** An instance of a cluster: its id and whether NATS answers now (`/ready` says both). */
+  clusterStatus?: () => ClusterStatus;
   onError: (error: unknown) => void;
   database: Database;
   box: SecretBox;
@@ -61,6 +63,7 @@ export function createServices({
   bus,
   registry,
   router = new LocalCommandRouter(),
+  clusterStatus,
   onError,
   serverUrl,
 }: ServiceDeps) {
@@ -193,7 +196,13 @@ export function createServices({
     firmware,
     homeAssistant: homeAssistantService({ repos, config: config.homeAssistant }),
     backups: backupsService({ dataDir: config.dataDir, database, bus, clock, version }),
-    readiness: readinessService({ repos, clock, dialect: database.dialect, disk: retention.diskStatus }),
+    readiness: readinessService({
+      repos,
+      clock,
+      dialect: database.dialect,
+      disk: retention.diskStatus,
+      cluster: clusterStatus,
+    }),
     retention,
     tagActions: tagActionsService({ devices, link: deviceLink, scripts, onError }),
     alerts,

@@ -63,8 +63,13 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
  * Starts a NATS server of the test's own on the port (killed when the test ends; `kill` it to
  * take NATS away, start another on the same port to bring it back); resolves once it accepts clients.
  */
-export async function ownNatsServer(t: TestContext, port: number, host = "127.0.0.1"): Promise<ChildProcess> {
-  const child = spawn(natsServerBinary, ["-a", host, "-p", String(port)], {
+export async function ownNatsServer(
+  t: TestContext,
+  port: number,
+  host = "127.0.0.1",
+  extraArgs: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(natsServerBinary, ["-a", host, "-p", String(port), ...extraArgs], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   t.after(() => child.kill("SIGKILL"));
