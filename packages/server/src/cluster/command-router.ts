@@ -41,8 +41,8 @@ type Reply =
  *
  * While NATS is unreachable a request for another instance's device is refused at once
  * (`device_offline`, saying why). The request carries its deadline: an owner that receives it too
- * late answers `device_timeout` without running it (the instances' clocks are compared: keep them
- * synchronised, as for the leases).
+ * late answers `device_timeout` without running it (the two instances' clocks are compared: keep
+ * them synchronised with NTP).
  */
 export class NatsCommandRouter implements CommandRouter {
   readonly #nc: NatsConnection;
