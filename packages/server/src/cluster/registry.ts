@@ -1,4 +1,4 @@
-import type { DeviceConnection, DeviceRegistry } from "../link/registry.ts";
+import { type DeviceConnection, LocalDeviceRegistry } from "../link/registry.ts";
 import { type NatsConnection, NatsLink, type Subscription } from "./nats.ts";
 
 /** Broadcast on `<cluster>.claim` once an instance's connection holds a device's presence row. */
@@ -13,17 +13,16 @@ type Released = (connection: DeviceConnection) => void;
 
 /**
  * The device registry of a cluster instance (docs/scaling.md). It holds this instance's
- * connections as the local registry does; ownership of the others is the devices' presence rows
+ * connections in the local registry it extends; ownership of the others is the devices' presence rows
  * in PostgreSQL (`instanceId` while online, written by the device link). Once a connection's online
  * write applied, the device link claims it: the claim carries the connection's generation, and an
  * instance serving the device with an older connection drops it and tells its `onReleased` handlers
  * (which close the socket with 4000, replaced); a claim older than the connection here changes
  * nothing, whatever order claims arrive in. So the newest connection is served, on one instance.
  */
-export class ClusterDeviceRegistry implements DeviceRegistry {
-  readonly instanceId: string;
-  readonly shared = true;
-  readonly #connections = new Map<string, DeviceConnection>();
+export class ClusterDeviceRegistry extends LocalDeviceRegistry {
+  override readonly instanceId: string;
+  override readonly shared = true;
   readonly #released = new Set<Released>();
   readonly #nc: NatsConnection;
   readonly #subject: string;
@@ -39,6 +38,7 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
     ownerOf: (deviceId: string) => Promise<string | null>;
     onError: (error: unknown) => void;
   }) {
+    super();
     this.#nc = options.nc;
     this.#subject = `${options.clusterName}.claim`;
     this.instanceId = options.instanceId;
@@ -66,14 +66,8 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
     if (subscription && !this.#nc.isClosed()) subscription.unsubscribe();
   }
 
-  register(connection: DeviceConnection): DeviceConnection | undefined {
-    const previous = this.#connections.get(connection.deviceId);
-    this.#connections.set(connection.deviceId, connection);
-    return previous === connection ? undefined : previous;
-  }
-
-  claim(connection: DeviceConnection): void {
-    if (this.#connections.get(connection.deviceId) !== connection) return;
+  override claim(connection: DeviceConnection): void {
+    if (this.get(connection.deviceId) !== connection) return;
     const claim: Claim = {
       deviceId: connection.deviceId,
       instanceId: this.instanceId,
@@ -87,32 +81,14 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
     }
   }
 
-  unregister(connection: DeviceConnection): boolean {
-    if (this.#connections.get(connection.deviceId) !== connection) return false;
-    this.#connections.delete(connection.deviceId);
-    return true;
-  }
-
-  get(deviceId: string): DeviceConnection | undefined {
-    return this.#connections.get(deviceId);
-  }
-
-  count(): number {
-    return this.#connections.size;
-  }
-
-  all(): Iterable<DeviceConnection> {
-    return this.#connections.values();
-  }
-
-  async ownerOf(deviceId: string): Promise<string | null> {
-    if (this.#connections.has(deviceId)) return this.instanceId;
+  override async ownerOf(deviceId: string): Promise<string | null> {
+    if (this.get(deviceId)) return this.instanceId;
     const owner = await this.#owner(deviceId);
     // The row may still name this instance for a connection that is gone (its offline write queued).
     return owner === this.instanceId ? null : owner;
   }
 
-  onReleased(handler: Released): () => void {
+  override onReleased(handler: Released): () => void {
     this.#released.add(handler);
     return () => this.#released.delete(handler);
   }
@@ -120,9 +96,9 @@ export class ClusterDeviceRegistry implements DeviceRegistry {
   /** Another instance serves the device with a newer connection: this one lets its own go. */
   #claimed(claim: Claim): void {
     if (claim.instanceId === this.instanceId) return;
-    const connection = this.#connections.get(claim.deviceId);
+    const connection = this.get(claim.deviceId);
     if (!connection || !(claim.generation > (connection.generation ?? 0))) return;
-    this.#connections.delete(claim.deviceId);
+    this.unregister(connection);
     for (const handler of [...this.#released]) {
       try {
         handler(connection);

@@ -64,8 +64,8 @@ export interface DeviceRegistry {
 }
 
 export class LocalDeviceRegistry implements DeviceRegistry {
-  readonly instanceId = "local";
-  readonly shared = false;
+  readonly instanceId: string = "local";
+  readonly shared: boolean = false;
   readonly #connections = new Map<string, DeviceConnection>();
 
   register(connection: DeviceConnection): DeviceConnection | undefined {
