@@ -1,15 +1,10 @@
 // Three instances of one cluster in this process (one PostgreSQL schema, one NATS): a project's
 // first deployment, made through one instance, runs for the boards connected to the others.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { test } from "node:test";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
-import { natsCluster } from "./helpers/nats.ts";
-import { postgresUrl } from "./helpers/postgres.ts";
+import { clusterEnv, startInstance } from "./helpers/cluster.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
-import { startTestServer, tempDir } from "./helpers/server.ts";
 
 const script = `import { DeviceScript } from "@sdk/device";
 export default class Hello extends DeviceScript {
@@ -20,21 +15,11 @@ export default class Hello extends DeviceScript {
 test("cluster: the first deployment of a project, made through A, runs for the boards already connected to B and C", {
   timeout: 60_000,
 }, async (t) => {
-  const databaseUrl = await postgresUrl(t);
-  if (!databaseUrl) return;
-  const nats = await natsCluster(t);
-  if (!nats) return;
-  const keyFile = path.join(tempDir(t), "secret.key");
-  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
-  const env = {
-    DATABASE_URL: databaseUrl,
-    NATS_URL: nats.natsUrl,
-    CLUSTER_NAME: nats.clusterName,
-    SECRET_KEY_FILE: keyFile,
-  };
-  const a = await startTestServer(t, { env: { ...env, INSTANCE_ID: "i-a" } });
-  const b = await startTestServer(t, { env: { ...env, INSTANCE_ID: "i-b" } });
-  const c = await startTestServer(t, { env: { ...env, INSTANCE_ID: "i-c" } });
+  const env = await clusterEnv(t);
+  if (!env) return;
+  const a = await startInstance(t, env, "i-a");
+  const b = await startInstance(t, env, "i-b");
+  const c = await startInstance(t, env, "i-c");
   const { client } = await a.user();
   const project = await client.api.createProject({ body: { name: "p" } });
 

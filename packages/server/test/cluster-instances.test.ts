@@ -1,39 +1,17 @@
 // Two instances of one cluster in this process: createServer twice on one PostgreSQL schema and
 // one NATS (a cluster name of their own), each with its own INSTANCE_ID and DATA_DIR, one key file.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { type TestContext, test } from "node:test";
+import { test } from "node:test";
 import { deviceCloseCodes } from "@sdk/protocol";
 import { waitUntil } from "@sdk/test-helpers";
-import { natsCluster } from "./helpers/nats.ts";
-import { postgresUrl } from "./helpers/postgres.ts";
+import { clusterEnv, startInstance as instance } from "./helpers/cluster.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
-import { createTestServer, startTestServer, type TestServer, tempDir } from "./helpers/server.ts";
+import { createTestServer, type TestServer, tempDir } from "./helpers/server.ts";
 import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const bearer = (token: string | undefined) => ({ authorization: `Bearer ${token}` });
-
-/** The environment every instance of one test cluster shares, or null (the test is skipped). */
-async function clusterEnv(t: TestContext, extra: Record<string, string> = {}) {
-  const databaseUrl = await postgresUrl(t);
-  if (!databaseUrl) return null;
-  const nats = await natsCluster(t);
-  if (!nats) return null;
-  const keyFile = path.join(tempDir(t), "secret.key");
-  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
-  return {
-    DATABASE_URL: databaseUrl,
-    NATS_URL: nats.natsUrl,
-    CLUSTER_NAME: nats.clusterName,
-    SECRET_KEY_FILE: keyFile,
-    ...extra,
-  };
-}
-
-const instance = (t: TestContext, env: Record<string, string>, id: string) =>
-  startTestServer(t, { env: { ...env, INSTANCE_ID: id } });
 
 /** A user (signed up through `a`), a project and a device; the token works on every instance. */
 async function deviceOf(a: TestServer) {

@@ -3,16 +3,14 @@
 // other once NATS is back (docs/scaling.md, "When NATS is unreachable").
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { deviceCloseCodes, watchCloseCodes } from "@sdk/protocol";
 import { deployScript, waitUntil } from "@sdk/test-helpers";
 import pino from "pino";
+import { clusterEnvironment, startInstance } from "./helpers/cluster.ts";
 import { freePort, logCollector, noNatsServer, ownNatsServer } from "./helpers/nats.ts";
 import { postgresUrl } from "./helpers/postgres.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
-import { startTestServer, tempDir } from "./helpers/server.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const bearer = (token: string | undefined) => ({ authorization: `Bearer ${token}` });
@@ -24,8 +22,27 @@ async function instance(t: TestContext, env: Record<string, string>, id: string)
     { level: "info" },
     { write: (line: string) => log.log.info(String(JSON.parse(line).msg)) },
   );
-  const server = await startTestServer(t, { env: { ...env, INSTANCE_ID: id }, logger });
+  const server = await startInstance(t, env, id, { logger });
   return { ...server, log };
+}
+
+/**
+ * Instances A and B of one cluster on a NATS server of the test's own (on `port`: `nats`, which
+ * the test kills and starts again), or null (the test is skipped).
+ */
+async function twoInstancesOnOwnNats(t: TestContext) {
+  const databaseUrl = await postgresUrl(t);
+  if (!databaseUrl) return null;
+  const port = await freePort();
+  const nats = await ownNatsServer(t, port);
+  const env = clusterEnvironment(t, {
+    databaseUrl,
+    natsUrl: `nats://127.0.0.1:${port}`,
+    clusterName: `o${randomBytes(4).toString("hex")}`,
+  });
+  const a = await instance(t, env, "i-a");
+  const b = await instance(t, env, "i-b");
+  return { port, nats, a, b };
 }
 
 const script = (version: string) => `import { DeviceScript } from "@sdk/device";
@@ -36,20 +53,10 @@ export default class Greeter extends DeviceScript<{ GREETING: string }> {
 test("cluster: a NATS outage loses nothing: a revocation, an env change and a rollback made through A during it reach B once NATS is back; commands are refused at once meanwhile", {
   skip: noNatsServer,
 }, async (t) => {
-  const databaseUrl = await postgresUrl(t);
-  if (!databaseUrl) return;
-  const port = await freePort();
-  let nats = await ownNatsServer(t, port);
-  const keyFile = path.join(tempDir(t), "secret.key");
-  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
-  const env = {
-    DATABASE_URL: databaseUrl,
-    NATS_URL: `nats://127.0.0.1:${port}`,
-    CLUSTER_NAME: `o${randomBytes(4).toString("hex")}`,
-    SECRET_KEY_FILE: keyFile,
-  };
-  const a = await instance(t, env, "i-a");
-  const b = await instance(t, env, "i-b");
+  const cluster = await twoInstancesOnOwnNats(t);
+  if (!cluster) return;
+  const { port, a, b } = cluster;
+  let { nats } = cluster;
 
   // A project with a variable and two deployments (v2 live), made through A; its device on B.
   const { client, auth } = await a.user();
@@ -143,20 +150,10 @@ test("cluster: a NATS outage loses nothing: a revocation, an env change and a ro
 test("cluster: a device deleted and another's secret rotated during a NATS outage are disconnected from B once NATS is back", {
   skip: noNatsServer,
 }, async (t) => {
-  const databaseUrl = await postgresUrl(t);
-  if (!databaseUrl) return;
-  const port = await freePort();
-  let nats = await ownNatsServer(t, port);
-  const keyFile = path.join(tempDir(t), "secret.key");
-  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
-  const env = {
-    DATABASE_URL: databaseUrl,
-    NATS_URL: `nats://127.0.0.1:${port}`,
-    CLUSTER_NAME: `o${randomBytes(4).toString("hex")}`,
-    SECRET_KEY_FILE: keyFile,
-  };
-  const a = await instance(t, env, "i-a");
-  const b = await instance(t, env, "i-b");
+  const cluster = await twoInstancesOnOwnNats(t);
+  if (!cluster) return;
+  const { port, a, b } = cluster;
+  let { nats } = cluster;
   const { client } = await a.user();
   const project = await client.api.createProject({ body: { name: "p" } });
   const board = async (name: string) => {

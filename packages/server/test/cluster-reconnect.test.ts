@@ -11,6 +11,30 @@ import { type ClusterConfig, loadConfig } from "../src/config.ts";
 import type { AppError } from "../src/errors.ts";
 import { freePort, logCollector, ownNatsServer as natsServer, noNatsServer } from "./helpers/nats.ts";
 
+/**
+ * device.state events of one device, published on A's bus (`state(n)`, value n) and heard on B's
+ * (`heard`; `delivered(n)` resolves once B hears n); resolves once B heard the first (1).
+ */
+async function deviceStates(a: NatsConnection, b: NatsConnection, clusterName: string) {
+  const busA = new NatsEventBus(a, clusterName, (e) => assert.fail(e as Error));
+  const busB = new NatsEventBus(b, clusterName, (e) => assert.fail(e as Error));
+  const heard: number[] = [];
+  let wanted: { n: number; resolve: () => void } | undefined;
+  busB.subscribeDevice("dev_a", (e) => {
+    if (e.type !== "device.state") return;
+    heard.push(e.payload.value as number);
+    if (wanted && e.payload.value === wanted.n) wanted.resolve();
+  });
+  const delivered = (n: number) => new Promise<void>((resolve) => (wanted = { n, resolve }));
+  const state = (n: number) =>
+    busA.publish("device.state", { projectId: "prj_1", deviceId: "dev_a", at: n, entityId: "x", value: n });
+  await b.flush();
+  const arrived = delivered(1);
+  await state(1);
+  await arrived;
+  return { heard, delivered, state };
+}
+
 test("NATS: a lost server is reconnected to, forever, with log lines; events flow again afterwards", {
   skip: noNatsServer,
 }, async (t) => {
@@ -31,29 +55,14 @@ test("NATS: a lost server is reconnected to, forever, with log lines; events flo
     NatsConnection,
   ];
   t.after(() => Promise.all([a.close(), b.close()]));
-  const busA = new NatsEventBus(a, "r", (e) => assert.fail(e as Error));
-  const busB = new NatsEventBus(b, "r", (e) => assert.fail(e as Error));
-  const heard: number[] = [];
-  let wanted: { n: number; resolve: () => void } | undefined;
-  busB.subscribeDevice("dev_a", (e) => {
-    if (e.type !== "device.state") return;
-    heard.push(e.payload.value as number);
-    if (wanted && e.payload.value === wanted.n) wanted.resolve();
-  });
-  const delivered = (n: number) => new Promise<void>((resolve) => (wanted = { n, resolve }));
-  const state = (n: number) =>
-    busA.publish("device.state", { projectId: "prj_1", deviceId: "dev_a", at: n, entityId: "x", value: n });
-  await b.flush();
-  let arrived = delivered(1);
-  await state(1);
-  await arrived;
+  const { heard, delivered, state } = await deviceStates(a, b, "r");
 
   server.kill("SIGKILL");
   await Promise.all(logs.map((l) => l.line(/NATS: disconnected from 127\.0\.0\.1/)));
   server = await natsServer(t, port);
   await Promise.all(logs.map((l) => l.line(/NATS: reconnected to 127\.0\.0\.1/)));
   await b.flush(); // B's subscriptions are back on the new server
-  arrived = delivered(2);
+  const arrived = delivered(2);
   await state(2);
   await arrived;
   assert.deepEqual(heard, [1, 2]);
@@ -118,22 +127,7 @@ test("NATS: what an instance publishes while NATS is unreachable is sent once it
   const linkA = NatsLink.of(a, logA.log);
   let reconnects = 0;
   linkA.onReconnect(() => reconnects++);
-  const busA = new NatsEventBus(a, "o", (e) => assert.fail(e as Error));
-  const busB = new NatsEventBus(b, "o", (e) => assert.fail(e as Error));
-  const heard: number[] = [];
-  let wanted: { n: number; resolve: () => void } | undefined;
-  busB.subscribeDevice("dev_a", (e) => {
-    if (e.type !== "device.state") return;
-    heard.push(e.payload.value as number);
-    if (wanted && e.payload.value === wanted.n) wanted.resolve();
-  });
-  const delivered = (n: number) => new Promise<void>((resolve) => (wanted = { n, resolve }));
-  const state = (n: number) =>
-    busA.publish("device.state", { projectId: "prj_1", deviceId: "dev_a", at: n, entityId: "x", value: n });
-  await b.flush();
-  let arrived = delivered(1);
-  await state(1);
-  await arrived;
+  const { heard, delivered, state } = await deviceStates(a, b, "o");
 
   proxy.cut();
   await logA.line(/NATS: disconnected from 127\.0\.0\.1/);
@@ -172,7 +166,7 @@ test("NATS: what an instance publishes while NATS is unreachable is sent once it
   for (let n = 2; n < 2 + outboxLimit + extra; n++) await state(n);
   const last = 1 + outboxLimit + extra;
   assert.equal(logA.lines.filter((l) => /more than 10000 events wait to be sent/.test(l)).length, 1);
-  arrived = delivered(last);
+  const arrived = delivered(last);
   proxy.restore();
   await arrived;
   assert.equal(heard.length, 1 + outboxLimit, "the first event and a full outbox");

@@ -3,36 +3,20 @@
 // release uploaded through one downloads through the other, canaries are refused, and watch
 // sockets on one instance close for revocations and deletions made through the other.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { type TestContext, test } from "node:test";
 import { fakeReleaseUf2, waitUntil } from "@sdk/test-helpers";
-import { natsCluster } from "./helpers/nats.ts";
-import { postgresUrl } from "./helpers/postgres.ts";
+import { clusterEnv, startInstance } from "./helpers/cluster.ts";
 import { simulatedBoard } from "./helpers/script-project.ts";
-import { raw, startTestServer, tempDir } from "./helpers/server.ts";
+import { raw } from "./helpers/server.ts";
 import { openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const password = "correct horse battery";
 
 async function twoInstances(t: TestContext) {
-  const url = await postgresUrl(t);
-  if (!url) return null;
-  const nats = await natsCluster(t);
-  if (!nats) return null;
-  const keyFile = path.join(tempDir(t), "secret.key");
-  fs.writeFileSync(keyFile, randomBytes(32).toString("base64"));
-  const env = {
-    DATABASE_URL: url,
-    NATS_URL: nats.natsUrl,
-    CLUSTER_NAME: nats.clusterName,
-    SECRET_KEY_FILE: keyFile,
-    RATE_LIMIT_MAX_ATTEMPTS: "3",
-    RATE_LIMIT_WINDOW_SECONDS: "60",
-  };
-  const a = await startTestServer(t, { env: { ...env, INSTANCE_ID: "a" } });
-  const b = await startTestServer(t, { env: { ...env, INSTANCE_ID: "b" } });
+  const env = await clusterEnv(t, { RATE_LIMIT_MAX_ATTEMPTS: "3", RATE_LIMIT_WINDOW_SECONDS: "60" });
+  if (!env) return null;
+  const a = await startInstance(t, env, "a");
+  const b = await startInstance(t, env, "b");
   return { a, b };
 }
 
