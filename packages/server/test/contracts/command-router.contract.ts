@@ -4,6 +4,7 @@ import { AppError } from "../../src/errors.ts";
 import type { CommandRouter, RoutedRequest } from "../../src/link/command-router.ts";
 import type { DeviceRegistry } from "../../src/link/registry.ts";
 import { fakeConnection, type RegistryFixture } from "./device-registry.contract.ts";
+import { acrossInstances } from "./instances.ts";
 
 /**
  * The routers under test, one per instance, each with its instance's registry. Routed requests
@@ -55,10 +56,7 @@ export function commandRouterContract(
   create: RouterFactory,
   options: { instances: 1 | 2 },
 ): void {
-  /** What travels between instances is tested only where there are two. */
-  const across = (title: string, body: (t: TestContext) => Promise<void>) => {
-    if (options.instances === 2) test(title, body);
-  };
+  const across = acrossInstances(options);
   const fixture = async (t: TestContext) => {
     const f = await create(t);
     if (f) serveAll(f);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import type { DeviceConnection, DeviceRegistry } from "../../src/link/registry.ts";
+import { acrossInstances } from "./instances.ts";
 
 /** The registries under test: one per instance ([one] for one process, [A, B] for a cluster). */
 export interface RegistryFixture {
@@ -43,14 +44,8 @@ export function deviceRegistryContract(
   create: RegistryFactory,
   options: { instances: 1 | 2 },
 ): void {
-  /** What travels between instances is tested only where there are two. */
-  const across = (title: string, body: (t: TestContext) => Promise<void>) => {
-    if (options.instances === 2) test(title, body);
-  };
-  const fixture = async (t: TestContext) => {
-    const f = await create(t);
-    return f;
-  };
+  const across = acrossInstances(options);
+  const fixture = create;
 
   test(`${name} registry: register, replace on the same instance, unregister`, async (t) => {
     const f = await fixture(t);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import type { DeviceEvent, EventBus } from "../../src/events/bus.ts";
+import { acrossInstances } from "./instances.ts";
 
 /** The buses under test: one per instance ([one] for one process, [A, B] for a cluster). */
 export interface BusFixture {
@@ -41,10 +42,7 @@ const summary = (e: DeviceEvent) =>
  * suite against every router. The tests that need a second instance are skipped for one process.
  */
 export function eventBusContract(name: string, create: BusFactory, options: { instances: 1 | 2 }): void {
-  /** What travels between instances is tested only where there are two. */
-  const across = (title: string, body: (t: TestContext) => Promise<void>) => {
-    if (options.instances === 2) test(title, body);
-  };
+  const across = acrossInstances(options);
   const fixture = async (t: TestContext) => {
     const f = await create(t);
     return f;
