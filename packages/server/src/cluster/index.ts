@@ -1,7 +1,6 @@
 import type { Kysely } from "kysely";
 import type { ClusterConfig } from "../config.ts";
 import type { DB } from "../db/schema.ts";
-import type { Clock } from "../lib/clock.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { NatsCommandRouter } from "./command-router.ts";
 import { NatsEventBus } from "./event-bus.ts";
@@ -178,12 +177,12 @@ export async function connectCluster(
 }
 
 /**
- * The instance's lease; the device link takes the devices of dead instances offline. `clock` is
- * not used: lease times are the database's (the instances' clocks differ).
+ * The instance's lease; the device link takes the devices of dead instances offline. Lease times
+ * are the database's clock (the instances' clocks differ).
  */
 export function clusterLease(
   cluster: Cluster,
-  deps: { clock: Clock; log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
+  deps: { log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
 ): InstanceLease {
   return new InstanceLease({
     repo: cluster.repo,
