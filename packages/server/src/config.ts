@@ -248,10 +248,11 @@ export function loadConfig(
   if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or IP address (got "${env.HOST}")`);
   const publicUrl = url(env, "PUBLIC_URL", ["http:", "https:"], "an http:// or https:// URL");
   const format = oneOf(env, "LOG_FORMAT", "auto", ["auto", "pretty", "json"] as const);
+  const dataDir = path.resolve(cwd, env.DATA_DIR?.trim() || "data");
   return {
     port: integer(env, "PORT", 8080, 0, 65535),
     host,
-    dataDir: path.resolve(cwd, env.DATA_DIR?.trim() || "data"),
+    dataDir,
     firmwareDir: env.FIRMWARE_DIR?.trim() ? path.resolve(cwd, env.FIRMWARE_DIR.trim()) : null,
     databaseUrl: url(
       env,
@@ -312,7 +313,7 @@ export function loadConfig(
     cluster: cluster(env),
     secretKeyFile: env.SECRET_KEY_FILE?.trim()
       ? path.resolve(cwd, env.SECRET_KEY_FILE.trim())
-      : path.join(path.resolve(cwd, env.DATA_DIR?.trim() || "data"), "secret.key"),
+      : path.join(dataDir, "secret.key"),
   };
 }
 
