@@ -5,15 +5,9 @@ import type { DeviceRegistry } from "../link/registry.ts";
 import { NatsCommandRouter } from "./command-router.ts";
 import { NatsEventBus } from "./event-bus.ts";
 import { InstanceLease, type LeaseDeps } from "./lease.ts";
-import { connectNats, type NatsConnection, NatsLink, RequestError, TimeoutError } from "./nats.ts";
+import { connectNats, type Log, type NatsConnection, NatsLink, RequestError, TimeoutError } from "./nats.ts";
 import { ClusterDeviceRegistry } from "./registry.ts";
 import { type ClusterRepository, clusterRepository } from "./repository.ts";
-
-interface Log {
-  info(message: string): void;
-  warn(message: string): void;
-  error(obj: { err: unknown }, message: string): void;
-}
 
 /** How much longer than the command timeout a routed request waits for the owner's answer. */
 const routeMarginMs = 2_000;

@@ -11,7 +11,8 @@ export {
   TimeoutError,
 } from "@nats-io/transport-node";
 
-interface Log {
+/** What the cluster's parts log with (the server's pino logger). */
+export interface Log {
   info(message: string): void;
   warn(message: string): void;
   error(obj: { err: unknown }, message: string): void;
