@@ -10,7 +10,7 @@ import {
   NatsLink,
   RequestError,
   type Subscription,
-  TimeoutError,
+  timedOut,
 } from "./nats.ts";
 
 /** A routed request as it travels to the owner. */
@@ -96,7 +96,7 @@ export class NatsCommandRouter implements CommandRouter {
     } catch (error) {
       // The owner is gone (stopped, or dead and not swept yet): nobody serves the device.
       if (error instanceof RequestError && error.isNoResponders()) return this.#here(device, request);
-      if (error instanceof TimeoutError || (error as Error).cause instanceof TimeoutError)
+      if (timedOut(error))
         throw new AppError(
           "device_timeout",
           `${label(request)}: instance ${owner}, which serves the device, did not answer within ${this.#timeoutMs / 1000}s`,

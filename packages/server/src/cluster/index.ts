@@ -5,7 +5,7 @@ import type { DeviceRegistry } from "../link/registry.ts";
 import { NatsCommandRouter } from "./command-router.ts";
 import { NatsEventBus } from "./event-bus.ts";
 import { InstanceLease, type LeaseDeps } from "./lease.ts";
-import { connectNats, type Log, type NatsConnection, NatsLink, RequestError, TimeoutError } from "./nats.ts";
+import { connectNats, type Log, type NatsConnection, NatsLink, RequestError, timedOut } from "./nats.ts";
 import { ClusterDeviceRegistry } from "./registry.ts";
 import { type ClusterRepository, clusterRepository } from "./repository.ts";
 
@@ -65,10 +65,7 @@ export async function connectCluster(
     await nc.request(ping, "", { timeout: pingTimeoutMs });
     throw new DuplicateInstanceError(config.instanceId, config.name);
   } catch (error) {
-    const nobody =
-      (error instanceof RequestError && error.isNoResponders()) ||
-      error instanceof TimeoutError ||
-      (error as Error).cause instanceof TimeoutError;
+    const nobody = (error instanceof RequestError && error.isNoResponders()) || timedOut(error);
     if (!nobody) {
       await nc.close().catch(() => {});
       throw error;
