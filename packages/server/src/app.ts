@@ -221,7 +221,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     logger.info(`cluster: resync done (${watchers} watch stream(s) closed to reconnect)`);
   });
   const lease: InstanceLease | undefined =
-    cluster && clusterLease(cluster, { clock, log: logger, registry, devices: services.deviceLink });
+    cluster && clusterLease(cluster, { log: logger, registry, devices: services.deviceLink });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
   // rather than stopping, which a restart policy would turn into a crash loop.
   const atBoot = async (what: string, write: () => Promise<unknown>) => {

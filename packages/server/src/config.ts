@@ -248,10 +248,11 @@ export function loadConfig(
   if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or IP address (got "${env.HOST}")`);
   const publicUrl = url(env, "PUBLIC_URL", ["http:", "https:"], "an http:// or https:// URL");
   const format = oneOf(env, "LOG_FORMAT", "auto", ["auto", "pretty", "json"] as const);
+  const dataDir = path.resolve(cwd, env.DATA_DIR?.trim() || "data");
   return {
     port: integer(env, "PORT", 8080, 0, 65535),
     host,
-    dataDir: path.resolve(cwd, env.DATA_DIR?.trim() || "data"),
+    dataDir,
     firmwareDir: env.FIRMWARE_DIR?.trim() ? path.resolve(cwd, env.FIRMWARE_DIR.trim()) : null,
     databaseUrl: url(
       env,
@@ -312,7 +313,7 @@ export function loadConfig(
     cluster: cluster(env),
     secretKeyFile: env.SECRET_KEY_FILE?.trim()
       ? path.resolve(cwd, env.SECRET_KEY_FILE.trim())
-      : path.join(path.resolve(cwd, env.DATA_DIR?.trim() || "data"), "secret.key"),
+      : path.join(dataDir, "secret.key"),
   };
 }
 
@@ -323,16 +324,12 @@ function cluster(env: Env): ClusterConfig | null {
   const urls = raw.split(",").map((u) => u.trim());
   let first: URL | undefined;
   for (const u of urls) {
-    let parsed: URL;
-    // What an error shows of the URL: never its credentials (`user:pass@`, `token@`).
-    const shown = withoutUserinfo(u);
-    try {
-      parsed = new URL(u);
-    } catch {
-      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${shown}")`);
-    }
-    if (!["nats:", "tls:"].includes(parsed.protocol) || !parsed.hostname)
-      throw new ConfigError(`NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${shown}")`);
+    const parsed = URL.parse(u);
+    // What the error shows of the URL: never its credentials (`user:pass@`, `token@`).
+    if (!parsed || !["nats:", "tls:"].includes(parsed.protocol) || !parsed.hostname)
+      throw new ConfigError(
+        `NATS_URL must be nats:// or tls:// URLs, comma-separated (got "${withoutUserinfo(u)}")`,
+      );
     first ??= parsed;
   }
   const databaseUrl = env.DATABASE_URL?.trim();

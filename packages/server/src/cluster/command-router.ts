@@ -1,6 +1,12 @@
 import { type ErrorCode, errorCatalog } from "@sdk/protocol";
 import { AppError } from "../errors.ts";
-import type { CommandRouter, RoutedDevice, RoutedHandler, RoutedRequest } from "../link/command-router.ts";
+import {
+  type CommandRouter,
+  LocalCommandRouter,
+  type RoutedDevice,
+  type RoutedHandler,
+  type RoutedRequest,
+} from "../link/command-router.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import {
   ClosedConnectionError,
@@ -10,7 +16,7 @@ import {
   NatsLink,
   RequestError,
   type Subscription,
-  TimeoutError,
+  timedOut,
 } from "./nats.ts";
 
 /** A routed request as it travels to the owner. */
@@ -51,7 +57,8 @@ export class NatsCommandRouter implements CommandRouter {
   readonly #subject: (instanceId: string) => string;
   readonly #timeoutMs: number;
   readonly #onError: (error: unknown) => void;
-  #handler: RoutedHandler | undefined;
+  /** Runs the requests for the devices this instance serves, or that no instance serves. */
+  readonly #local = new LocalCommandRouter();
   #subscription: Subscription | undefined;
 
   constructor(options: {
@@ -96,7 +103,7 @@ export class NatsCommandRouter implements CommandRouter {
     } catch (error) {
       // The owner is gone (stopped, or dead and not swept yet): nobody serves the device.
       if (error instanceof RequestError && error.isNoResponders()) return this.#here(device, request);
-      if (error instanceof TimeoutError || (error as Error).cause instanceof TimeoutError)
+      if (timedOut(error))
         throw new AppError(
           "device_timeout",
           `${label(request)}: instance ${owner}, which serves the device, did not answer within ${this.#timeoutMs / 1000}s`,
@@ -118,7 +125,7 @@ export class NatsCommandRouter implements CommandRouter {
   }
 
   serve(handler: RoutedHandler): void {
-    this.#handler = handler;
+    this.#local.serve(handler);
     this.#subscription ??= this.#nc.subscribe(this.#subject(this.#registry.instanceId), {
       callback: (error, msg) => {
         if (error) return this.#onError(error);
@@ -134,7 +141,7 @@ export class NatsCommandRouter implements CommandRouter {
   }
 
   #here(device: RoutedDevice, request: RoutedRequest): Promise<unknown> {
-    return this.#handler ? this.#handler(device, request) : Promise.reject(new AppError("device_offline"));
+    return this.#local.send(device, request);
   }
 
   /** Runs a request another instance routed here and replies with what came of it. */

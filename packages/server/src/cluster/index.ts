@@ -1,20 +1,13 @@
 import type { Kysely } from "kysely";
 import type { ClusterConfig } from "../config.ts";
 import type { DB } from "../db/schema.ts";
-import type { Clock } from "../lib/clock.ts";
 import type { DeviceRegistry } from "../link/registry.ts";
 import { NatsCommandRouter } from "./command-router.ts";
 import { NatsEventBus } from "./event-bus.ts";
 import { InstanceLease, type LeaseDeps } from "./lease.ts";
-import { connectNats, type NatsConnection, NatsLink, RequestError, TimeoutError } from "./nats.ts";
+import { connectNats, type Log, type NatsConnection, NatsLink, RequestError, timedOut } from "./nats.ts";
 import { ClusterDeviceRegistry } from "./registry.ts";
 import { type ClusterRepository, clusterRepository } from "./repository.ts";
-
-interface Log {
-  info(message: string): void;
-  warn(message: string): void;
-  error(obj: { err: unknown }, message: string): void;
-}
 
 /** How much longer than the command timeout a routed request waits for the owner's answer. */
 const routeMarginMs = 2_000;
@@ -72,10 +65,7 @@ export async function connectCluster(
     await nc.request(ping, "", { timeout: pingTimeoutMs });
     throw new DuplicateInstanceError(config.instanceId, config.name);
   } catch (error) {
-    const nobody =
-      (error instanceof RequestError && error.isNoResponders()) ||
-      error instanceof TimeoutError ||
-      (error as Error).cause instanceof TimeoutError;
+    const nobody = (error instanceof RequestError && error.isNoResponders()) || timedOut(error);
     if (!nobody) {
       await nc.close().catch(() => {});
       throw error;
@@ -178,12 +168,12 @@ export async function connectCluster(
 }
 
 /**
- * The instance's lease; the device link takes the devices of dead instances offline. `clock` is
- * not used: lease times are the database's (the instances' clocks differ).
+ * The instance's lease; the device link takes the devices of dead instances offline. Lease times
+ * are the database's clock (the instances' clocks differ).
  */
 export function clusterLease(
   cluster: Cluster,
-  deps: { clock: Clock; log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
+  deps: { log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
 ): InstanceLease {
   return new InstanceLease({
     repo: cluster.repo,

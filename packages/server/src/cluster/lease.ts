@@ -1,12 +1,7 @@
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 import type { LostDevice } from "../repositories/devices.ts";
+import type { Log } from "./nats.ts";
 import type { ClusterRepository } from "./repository.ts";
-
-interface Log {
-  info(message: string): void;
-  warn(message: string): void;
-  error(obj: { err: unknown }, message: string): void;
-}
 
 export interface LeaseDeps {
   repo: ClusterRepository;

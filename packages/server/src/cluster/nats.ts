@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { connect, type NatsConnection, TimeoutError } from "@nats-io/transport-node";
 import type { ClusterConfig } from "../config.ts";
 
 export {
@@ -8,13 +8,18 @@ export {
   type NatsConnection,
   RequestError,
   type Subscription,
-  TimeoutError,
 } from "@nats-io/transport-node";
 
-interface Log {
+/** What the cluster's parts log with (the server's pino logger). */
+export interface Log {
   info(message: string): void;
   warn(message: string): void;
   error(obj: { err: unknown }, message: string): void;
+}
+
+/** A request that no answer reached in time (the client throws it, or a RequestError caused by it). */
+export function timedOut(error: unknown): boolean {
+  return error instanceof TimeoutError || (error as Error)?.cause instanceof TimeoutError;
 }
 
 /** Thrown at boot when no NATS server of NATS_URL answers. */

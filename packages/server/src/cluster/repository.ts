@@ -6,11 +6,6 @@ import type { LostDevice } from "../repositories/devices.ts";
 /** Ids in one `IN (…)` (well below PostgreSQL's parameter limit). */
 const maxIdsPerStatement = 500;
 
-/**
- * The cluster's SQL (docs/scaling.md): instance leases, and the ownership of devices as the
- * registry and the lease read it. Presence writes otherwise belong to the devices repository.
- * Lease times are the database's clock (databaseNow), never an instance's: instances' clocks differ.
- */
 /** Takes offline the devices online on the instance; returns them. */
 const offlineOn = (db: Kysely<DB>, instanceId: string): Promise<LostDevice[]> =>
   db
@@ -21,6 +16,11 @@ const offlineOn = (db: Kysely<DB>, instanceId: string): Promise<LostDevice[]> =>
     .returning(["id", "projectId", "lastSeenAt"])
     .execute();
 
+/**
+ * The cluster's SQL (docs/scaling.md): instance leases, and the ownership of devices as the
+ * registry and the lease read it. Presence writes otherwise belong to the devices repository.
+ * Lease times are the database's clock (databaseNow), never an instance's: instances' clocks differ.
+ */
 export function clusterRepository(db: Kysely<DB>) {
   const now = () => databaseNow(db);
   const until = (leaseMs: number) => sql<number>`${now()} + ${leaseMs}`;
