@@ -352,12 +352,6 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
           ? eb.lit(true)
           : eb.or([eb("instanceId", "is", null), eb("instanceId", "not in", live)]),
       ),
-    /**
-     * An instance died (its lease expired): its devices go offline, once (whichever instance runs
-     * this first gets them); returns them. Devices that reconnected elsewhere meanwhile stay online.
-     * (The lease's sweep does the same in the transaction that removes the instance: cluster/.)
-     */
-    markInstanceOffline: (instanceId: string) => markOffline((eb) => eb("instanceId", "=", instanceId)),
     /** Ids of the devices in these projects (to disconnect them before the projects go). */
     idsInProjects: async (projectIds: string[]) =>
       projectIds.length === 0
