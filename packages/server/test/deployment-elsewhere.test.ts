@@ -3,7 +3,6 @@ import { test } from "node:test";
 import { deployScript as deploy, waitUntil } from "@sdk/test-helpers";
 import { createRepositories } from "../src/repositories/index.ts";
 import { scriptProject } from "./helpers/script-project.ts";
-import { basic, hello, openSocket, wsUrl } from "./helpers/sockets.ts";
 
 const version = (n: number) => `import { DeviceScript } from "@sdk/device";
 export default class V${n} extends DeviceScript {
@@ -52,35 +51,4 @@ test("a deployment made live by another instance: the scripts running here move 
     (await s.logs(device.id)).filter((l) => /^v\d (up|down)$/.test(l)),
     ["v2 up", "v2 down", "v1 up", "v1 down", "v2 up"],
   );
-});
-
-test("a dead instance's devices go offline once, with a log line and device.disconnected for watchers", async (t) => {
-  const s = await scriptProject(t);
-  const { device, credentials, ids } = await s.addDevice();
-  const socket = await openSocket(t, wsUrl(s.url, "/v1/device"), {
-    headers: basic(device.id, credentials.secret),
-  });
-  socket.send(hello());
-  await socket.inbox.type("welcome");
-  const watch = await openSocket(t, wsUrl(s.url, `/v1/projects/${s.project.id}/devices/${device.id}/watch`), {
-    headers: { authorization: `Bearer ${s.client.token}` },
-  });
-  await watch.inbox.type("snapshot");
-  const link = s.server.services.deviceLink;
-
-  await link.markInstanceOffline("i-other");
-  assert.equal((await s.client.api.getDevice({ params: ids })).status, "online", "served by this instance");
-
-  // This process is instance "local": as if another instance found its lease expired.
-  await link.markInstanceOffline("local");
-  const event = await watch.inbox.next((m) => m.type === "status");
-  assert.equal(event.status, "offline");
-  assert.equal((await s.client.api.getDevice({ params: ids })).status, "offline");
-  const logs = await s.logs(device.id);
-  assert.match(
-    logs.at(-1)!,
-    /^server instance local stopped answering \(its lease expired\): the device, last seen .*, went offline with it$/,
-  );
-  await link.markInstanceOffline("local");
-  assert.equal((await s.logs(device.id)).length, logs.length, "once");
 });

@@ -411,14 +411,7 @@ repositorySuites("repositories: devices, env vars, logs, state", ({ setup, tenan
       ["offline", "online", "offline"],
     );
 
-    // An instance died: its devices go offline, once.
-    await devices.setPresence(b.id, { status: "online", lastSeenAt: T0 + HOUR, instanceId: "i-live" });
-    assert.deepEqual(
-      (await devices.markInstanceOffline("i-live")).map((l) => l.id).sort(),
-      [b.id, d.id].sort(),
-    );
-    assert.deepEqual(await devices.markInstanceOffline("i-live"), [], "only once");
-    assert.deepEqual([await statusOf(b.id), await instanceOf(b.id)], ["offline", null]);
+    await devices.setPresence(d.id, { status: "offline", lastSeenAt: T0, instanceId: "i-live" });
     await devices.setPresence(a.id, { status: "online", lastSeenAt: T0, instanceId: "i-x" });
     assert.deepEqual(
       (await devices.markOfflineExcept([])).map((l) => l.id),

@@ -328,20 +328,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
      * At boot no device is connected yet. Returns the devices that were still online: the server
      * stopped without closing their connections (a crash, a kill, a power cut).
      */
-    markAllOffline: async () => {
-      const online = await db
-        .selectFrom("devices")
-        .select(["id", "projectId", "lastSeenAt"])
-        .where("status", "=", "online")
-        .execute();
-      if (online.length > 0)
-        await db
-          .updateTable("devices")
-          .set({ status: "offline", instanceId: null })
-          .where("status", "=", "online")
-          .execute();
-      return online;
-    },
+    markAllOffline: () => markOffline((eb) => eb.lit(true)),
     /**
      * At the boot of a cluster's instance: the online devices no live instance serves (their
      * instance died, or none was recorded) go offline; returns them. Those of `live` instances stay.
@@ -352,12 +339,6 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
           ? eb.lit(true)
           : eb.or([eb("instanceId", "is", null), eb("instanceId", "not in", live)]),
       ),
-    /**
-     * An instance died (its lease expired): its devices go offline, once (whichever instance runs
-     * this first gets them); returns them. Devices that reconnected elsewhere meanwhile stay online.
-     * (The lease's sweep does the same in the transaction that removes the instance: cluster/.)
-     */
-    markInstanceOffline: (instanceId: string) => markOffline((eb) => eb("instanceId", "=", instanceId)),
     /** Ids of the devices in these projects (to disconnect them before the projects go). */
     idsInProjects: async (projectIds: string[]) =>
       projectIds.length === 0

@@ -6,6 +6,14 @@ export type FirmwareRow = Selectable<FirmwareReleasesTable>;
 
 /** Firmware releases: one row per version and board (not project data: every user may read them). */
 export function firmwareRepository(db: Kysely<DB>) {
+  /** Stores the UF2 (base64) of a release file; one already there is left alone. */
+  const putImage = async (into: Kysely<DB>, version: string, board: Board, uf2: string) => {
+    await into
+      .insertInto("firmwareImages")
+      .values({ version, board, uf2 })
+      .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
+      .execute();
+  };
   return {
     list: () => db.selectFrom("firmwareReleases").selectAll().execute(),
     versions: async () =>
@@ -44,13 +52,7 @@ export function firmwareRepository(db: Kysely<DB>) {
         )
         .execute(),
     /** Stores the UF2 (base64) of a release file; one already there is left alone. */
-    putImage: async (version: string, board: Board, uf2: string) => {
-      await db
-        .insertInto("firmwareImages")
-        .values({ version, board, uf2 })
-        .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
-        .execute();
-    },
+    putImage: (version: string, board: Board, uf2: string) => putImage(db, version, board, uf2),
     /**
      * A release file's row and, with `uf2` (base64, a cluster's instances), its image, in one
      * transaction: no instance ever finds the row without the image. A row that is already there
@@ -63,12 +65,7 @@ export function firmwareRepository(db: Kysely<DB>) {
           .values(row)
           .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
           .execute();
-        if (uf2 === undefined) return;
-        await tx
-          .insertInto("firmwareImages")
-          .values({ version: row.version, board: row.board, uf2 })
-          .onConflict((oc) => oc.columns(["version", "board"]).doNothing())
-          .execute();
+        if (uf2 !== undefined) await putImage(tx, row.version, row.board, uf2);
       }),
     /** Removes a release file's image from the database if it is still `uf2` (a damaged copy). */
     dropImage: async (version: string, board: Board, uf2: string) => {

@@ -104,7 +104,6 @@ export function alertsService(deps: {
 }) {
   const { repos, box, clock, allowPrivate, version } = deps;
   const alerts = repos.alerts;
-  const context = webhookSecretContext;
   /** The running attempt of each delivery: a second caller awaits it rather than starting another. */
   const inFlight = new Map<string, Promise<void>>();
   const webhookLoad = new Map<string, number>();
@@ -136,7 +135,7 @@ export function alertsService(deps: {
     try {
       const webhook = await alerts.webhookById(row.webhookId);
       if (!webhook) return;
-      const secret = box.open(webhook.secretEncrypted, context(webhook));
+      const secret = box.open(webhook.secretEncrypted, webhookSecretContext(webhook));
       const timestamp = String(Math.floor(at / 1000));
       outcome = await postWebhook({
         url: webhook.url,
@@ -309,7 +308,7 @@ export function alertsService(deps: {
         secretEncrypted: "",
         createdAt: clock.now(),
       };
-      row.secretEncrypted = box.seal(secret, context(row));
+      row.secretEncrypted = box.seal(secret, webhookSecretContext(row));
       await alerts.insertWebhook(row);
       return { ...webhookView(row), secret };
     },

@@ -459,11 +459,6 @@ export function deviceLinkService(deps: DeviceLinkDeps) {
       await tellLost(devices, "server instance stopping", "server stopping");
     },
 
-    /** A cluster's instance died: its devices go offline, once across the cluster (instanceLost). */
-    async markInstanceOffline(deadInstanceId: string): Promise<void> {
-      await this.instanceLost(deadInstanceId, await repos.devices.markInstanceOffline(deadInstanceId));
-    },
-
     /**
      * This instance was taken for dead while it still served its devices (its lease renewals
      * stalled): `taken` are online here again in the database; they are claimed again (an instance
