@@ -218,3 +218,49 @@ test("rows of a lane are written together, in the order queued, after the batch'
   );
   assert.deepEqual(await ids(database), ["r1", "r2", "r3"]);
 });
+
+/** A lane whose rows wait `patienceMs` for company, recording the rows of each commit. */
+function patientLane(patienceMs: number) {
+  const commits: string[][] = [];
+  return {
+    commits,
+    lane: {
+      patienceMs,
+      async write(tx: Transaction<DB>, rows: string[]) {
+        commits.push(rows);
+        for (const id of rows) await insert(id)(tx);
+      },
+    },
+  };
+}
+
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+test("rows of a patient lane queued in different turns share a commit, which any other write brings forward", async (t) => {
+  const database = await open(t);
+  const { lane, commits } = patientLane(60_000);
+  const first = database.batcher.add(lane, "p1");
+  await nextTurn();
+  await nextTurn();
+  const second = database.batcher.add(lane, "p2");
+  await nextTurn();
+  assert.deepEqual(commits, [], "patient rows wait for company");
+  assert.equal(database.batcher.queued, 2);
+  await database.batcher.run(insert("urgent"));
+  await Promise.all([first, second]);
+  assert.deepEqual(commits, [["p1", "p2"]], "the other write's commit took them along");
+  assert.deepEqual(await ids(database), ["p1", "p2", "urgent"]);
+});
+
+test("a patient row alone is committed once its patience is over, and drain() does not wait for it", async (t) => {
+  const database = await open(t);
+  const short = patientLane(5);
+  await database.batcher.add(short.lane, "alone");
+  assert.deepEqual(short.commits, [["alone"]]);
+  const long = patientLane(60_000);
+  const waiting = database.batcher.add(long.lane, "drained");
+  await database.batcher.drain();
+  await waiting;
+  assert.deepEqual(long.commits, [["drained"]]);
+  assert.deepEqual(await ids(database), ["alone", "drained"]);
+});

@@ -10,12 +10,27 @@ type Work = (tx: Transaction<DB>) => Promise<void>;
  */
 export interface Lane<Row> {
   write(tx: Transaction<DB>, rows: Row[]): Promise<void>;
+  /**
+   * How long (ms) a row may wait for others to share its commit. Without it a row is committed in
+   * the next turn of the event loop. A reconnect storm's hellos arrive about one per turn, so their
+   * presence and log rows would cost a transaction each; waiting a few ms lets hundreds share one.
+   */
+  readonly patienceMs?: number;
 }
+
+/**
+ * The patience of the rows a device's connection writes (presence, its log lines, a cluster's
+ * connection generation): a board waits 10 ms more for its welcome, and a reconnect storm of
+ * thousands commits in a few hundred transactions, not in one per board.
+ */
+export const connectionRowsPatienceMs = 10;
 
 interface Queued {
   work: Work | null;
   lane: Lane<unknown> | null;
   row: unknown;
+  /** When (performance.now()) this write wants its commit to start at the latest. */
+  due: number;
   resolve(): void;
   reject(error: unknown): void;
   /** Settles (never rejects) once this write is committed or has failed. */
@@ -36,14 +51,16 @@ export interface WriteBatcherOptions {
  * committed. If a batch fails, its writes are retried one by one so one bad write fails alone.
  *
  * A commit that took long (a slow disk) spaces the next one by as long, so batches grow instead of
- * the event loop spending its time in fsync.
+ * the event loop spending its time in fsync. Rows of a patient lane wait up to its `patienceMs`
+ * for company; any other write queued meanwhile takes them along in its commit.
  */
 export class WriteBatcher {
   readonly #db: Kysely<DB>;
   readonly #maxBatch: number;
   readonly #maxQueued: number;
   #queue: Queued[] = [];
-  #scheduled = false;
+  /** The next flush, while one is scheduled: when it starts, and how to call it off. */
+  #next: { at: number; cancel(): void } | null = null;
   #running: Promise<void> | null = null;
   #lastFlushMs = 0;
   #room: { promise: Promise<void>; open(): void } | null = null;
@@ -96,7 +113,8 @@ export class WriteBatcher {
 
   /** Resolves once everything queued so far is committed (or failed). */
   async drain(): Promise<void> {
-    while (this.#queue.length > 0 || this.#running || this.#scheduled) {
+    while (this.#queue.length > 0 || this.#running || this.#next) {
+      if (!this.#running) this.#schedule(0); // patient rows wait no longer
       await (this.#running ?? new Promise((r) => setImmediate(r)));
     }
   }
@@ -112,25 +130,36 @@ export class WriteBatcher {
       () => {},
       () => {},
     );
-    this.#queue.push({ work, lane, row, resolve, reject, settled });
-    this.#schedule();
+    const due = performance.now() + (lane?.patienceMs ?? 0);
+    this.#queue.push({ work, lane, row, due, resolve, reject, settled });
+    this.#schedule(due);
     return done;
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#running) return;
-    this.#scheduled = true;
+  /** Makes sure a flush starts by `due` (or as soon as the running one ends). */
+  #schedule(due: number): void {
+    if (this.#running) return; // it schedules what is left when it ends
+    const now = performance.now();
+    const spacing = Math.min(this.#lastFlushMs, 10);
+    const full = this.#queue.length >= this.#maxBatch;
+    const at = full ? now : Math.max(due, spacing >= 1 ? now + spacing : now);
+    if (this.#next && this.#next.at <= at) return;
+    this.#next?.cancel();
     const start = () => {
-      this.#scheduled = false;
+      this.#next = null;
       this.#running = this.#flush().finally(() => {
         this.#running = null;
         this.#openRoom();
-        if (this.#queue.length > 0) this.#schedule();
+        if (this.#queue.length > 0) this.#schedule(earliestDue(this.#queue));
       });
     };
-    const spacing = Math.min(this.#lastFlushMs, 10);
-    if (spacing >= 1 && this.#queue.length < this.#maxBatch) setTimeout(start, spacing);
-    else setImmediate(start);
+    if (at <= now) {
+      const immediate = setImmediate(start);
+      this.#next = { at, cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(start, at - now);
+      this.#next = { at, cancel: () => clearTimeout(timer) };
+    }
   }
 
   #openRoom(): void {
@@ -159,6 +188,12 @@ export class WriteBatcher {
     }
     this.#lastFlushMs = performance.now() - started;
   }
+}
+
+function earliestDue(queue: readonly Queued[]): number {
+  let due = Number.POSITIVE_INFINITY;
+  for (const item of queue) if (item.due < due) due = item.due;
+  return due;
 }
 
 /** Runs the batch's work in order, then each lane's rows (in the order its first row was queued). */

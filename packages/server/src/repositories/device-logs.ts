@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { prepare, prepareRows } from "../db/prepared.ts";
 import type { DB, DeviceLogsTable } from "../db/schema.ts";
-import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
+import { connectionRowsPatienceMs, type Lane, type WriteBatcher } from "../db/write-batcher.ts";
 import { isEntryOf } from "./page-cursor.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
@@ -28,6 +28,7 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   );
   /** One commit's log lines in a few multi-row inserts, then the trims asked for (once per device). */
   const lane: Lane<{ row: DeviceLogRow; pruneTo?: number }> = {
+    patienceMs: connectionRowsPatienceMs,
     async write(tx, items) {
       for (const query of insertRows(items.map((i) => i.row))) await tx.executeQuery(query);
       const prune = new Map<string, number>();

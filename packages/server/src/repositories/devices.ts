@@ -1,7 +1,7 @@
 import type { ConnectionState } from "@sdk/protocol";
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from "kysely";
 import type { DB, DevicesTable } from "../db/schema.ts";
-import type { Lane, WriteBatcher } from "../db/write-batcher.ts";
+import { connectionRowsPatienceMs, type Lane, type WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
 
 export type DeviceRow = Omit<Selectable<DevicesTable>, "secretHash" | "instanceId" | "claimSeq">;
@@ -98,6 +98,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    * serves the device, so a device another instance took over meanwhile stays online.
    */
   const presenceLane: Lane<Presence> = {
+    patienceMs: connectionRowsPatienceMs,
     async write(tx, rows) {
       const latest = new Map<string, Presence>();
       const byId = new Map<string, Presence[]>();
@@ -184,6 +185,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    * the order of the device's connections across instances. Group-committed with the presence.
    */
   const generationLane: Lane<Generation> = {
+    patienceMs: connectionRowsPatienceMs,
     async write(tx, rows) {
       const counts = new Map<string, number>();
       for (const row of rows) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
