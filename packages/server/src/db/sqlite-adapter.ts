@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
+import type { DurableSqlite } from "./durable-sqlite.ts";
 
 /**
  * Kysely's SqliteDialect expects a better-sqlite3-shaped object: `stmt.all(paramsArray)` and a
@@ -9,7 +10,12 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
 /** SQLITE_IOERR_SHMSIZE: the -shm file could not be grown (no space left). */
 const sqliteIoErrShmSize = 4874;
 
-export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase & { raw: DatabaseSync } {
+const readOnly = /^\s*select\b/i;
+
+export function openSqlite(
+  file: string,
+  busyTimeoutMs: number,
+): SqliteDatabase & DurableSqlite & { raw: DatabaseSync } {
   // The database holds password and token hashes: only the server's user may read it. SQLite gives
   // the -wal and -shm files the same mode as the database file.
   fs.closeSync(fs.openSync(file, "a", 0o600));
@@ -28,15 +34,26 @@ export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase 
     raw.exec("PRAGMA locking_mode = EXCLUSIVE");
     raw.exec("PRAGMA journal_mode = WAL");
   }
-  // FULL: a committed write survives a power cut, which small boards on SD cards do see.
-  raw.exec("PRAGMA synchronous = FULL");
+  // A committed write must survive a power cut, which small boards on SD cards do see: NORMAL, and
+  // the driver flushes the WAL off the main thread before a write is reported done (durable-sqlite.ts).
+  raw.exec("PRAGMA synchronous = NORMAL");
   const params = (p: ReadonlyArray<unknown>) => p as Array<null | number | bigint | string | Uint8Array>;
+  /** A statement outside a transaction other than a plain SELECT, or a COMMIT, may have written. */
+  let unsynced = false;
+  const wrote = (sql: string) => {
+    if (!unsynced && !raw.isTransaction && !readOnly.test(sql)) unsynced = true;
+  };
   // Kysely prepares every query anew; parsing SQL again each time was ~10% of a busy server's time.
   // Statements run synchronously, so one prepared statement per SQL text can be reused.
   const cache = new Map<string, SqliteStatement>();
   const maxCached = 500;
   return {
     raw,
+    takeUnsynced: () => {
+      const was = unsynced;
+      unsynced = false;
+      return was;
+    },
     close: () => {
       cache.clear();
       raw.close();
@@ -47,8 +64,16 @@ export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase 
       const stmt = raw.prepare(sql);
       const prepared: SqliteStatement = {
         reader: stmt.columns().length > 0,
-        all: (p) => stmt.all(...params(p)),
-        run: (p) => stmt.run(...params(p)),
+        all: (p) => {
+          const rows = stmt.all(...params(p));
+          wrote(sql);
+          return rows;
+        },
+        run: (p) => {
+          const result = stmt.run(...params(p));
+          wrote(sql);
+          return result;
+        },
         // An open iterator would be reset by a reuse: iterate on a statement of its own.
         iterate: (p) => raw.prepare(sql).iterate(...params(p)) as IterableIterator<unknown>,
       };
