@@ -1,14 +1,26 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import { idLength } from "@sdk/protocol";
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
 
-/** Random lowercase base32: `bits` of entropy per 5 bits a character. */
-function randomBase32(length: number): string {
-  const bytes = randomBytes(length);
+/** Random bytes drawn from a pool refilled 4 KB at a time: a log line or state value each needs an id. */
+const pool = Buffer.alloc(4096);
+let poolUsed = pool.length;
+
+function randomChars(length: number, chars: string): string {
+  if (poolUsed + length > pool.length) {
+    randomFillSync(pool);
+    poolUsed = 0;
+  }
   let out = "";
-  for (const byte of bytes) out += alphabet[byte & 31];
+  for (let i = 0; i < length; i++) out += chars[pool[poolUsed + i]! & 31];
+  poolUsed += length;
   return out;
+}
+
+/** Random lowercase base32: 5 bits of entropy a character. */
+function randomBase32(length: number): string {
+  return randomChars(length, alphabet);
 }
 
 /** An opaque id such as `prj_3k7…`: a prefix and `idLength` random characters (100 bits). */
@@ -20,9 +32,7 @@ export function newId(prefix: string): string {
 const ordered = "234567abcdefghijklmnopqrstuvwxyz";
 
 function randomOrdered(length: number): string {
-  let out = "";
-  for (const byte of randomBytes(length)) out += ordered[byte & 31];
-  return out;
+  return randomChars(length, ordered);
 }
 
 let lastTime = -1;

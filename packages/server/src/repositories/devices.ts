@@ -54,6 +54,8 @@ type AuthRow = Pick<Selectable<DevicesTable>, "id" | "projectId" | "board" | "se
 
 /** Ids in one `IN (…)` (well below SQLite's and Postgres' parameter limits). */
 const maxIdsPerStatement = 500;
+/** How long a connection attempt's credential check waits for others to share its query. */
+const authPatienceMs = 2;
 
 export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   const scoped = (viewer: Viewer, projectId: string) =>
@@ -64,9 +66,9 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       .where("projectId", "in", visibleProjectIds(db, viewer));
 
   /**
-   * The devices behind the connection attempts of one turn of the event loop, read together: after
-   * a restart thousands of boards authenticate within a second or two, and one query per board
-   * cost more than its answer.
+   * The devices behind the connection attempts of 2 ms, read together: after a restart thousands
+   * of boards authenticate within a second or two, about one per turn of the event loop, and one
+   * query per board cost more than its answer.
    */
   let authWaiting: Map<string, ((row: AuthRow | undefined, error?: unknown) => void)[]> | null = null;
   const readAuth = async () => {
@@ -92,7 +94,9 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   /**
    * Presence changes of one commit: the latest per device (a later change keeps an earlier
    * firmware version it does not set), then one UPDATE per distinct set of values for all the
-   * devices that share it (a reconnect storm's hellos share a few timestamps), not one per device.
+   * devices that share it, not one per device. The devices of one set are seen last at the newest
+   * of their times: a commit spans a few milliseconds, and a reconnect storm's hellos then share
+   * one statement.
    * Online records the serving instance (in a cluster only for the device's newest connection: its
    * generation is still the device's claimSeq); offline applies only where that instance (or none)
    * serves the device, so a device another instance took over meanwhile stays online.
@@ -132,10 +136,13 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       for (const changes of [latest, claims]) {
         const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
         for (const { id, spared: _, ...values } of changes.values()) {
-          const key = `${values.status}\u0000${values.lastSeenAt}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
+          const key = `${values.status}\u0000${values.firmwareVersion ?? "\u0000"}\u0000${values.instanceId}`;
           const group = groups.get(key);
-          if (group) group.ids.push(id);
-          else groups.set(key, { values, ids: [id] });
+          if (!group) groups.set(key, { values: { ...values }, ids: [id] });
+          else {
+            group.ids.push(id);
+            group.values.lastSeenAt = Math.max(group.values.lastSeenAt, values.lastSeenAt);
+          }
         }
         for (const { values, ids } of groups.values()) {
           for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
@@ -291,7 +298,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
       new Promise<AuthRow | undefined>((resolve, reject) => {
         if (!authWaiting) {
           authWaiting = new Map();
-          setImmediate(readAuth);
+          setTimeout(readAuth, authPatienceMs);
         }
         const callbacks = authWaiting.get(id) ?? [];
         callbacks.push((row, error) => (error === undefined ? resolve(row) : reject(error)));
