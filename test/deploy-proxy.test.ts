@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { type TestContext, test } from "node:test";
+import { after, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
@@ -29,6 +29,13 @@ const psql = (statement: string) =>
     timeout: 15_000,
     stdio: ["ignore", "pipe", "pipe"],
   }).trim();
+
+/** Dropped once every test of this file, and the servers it started, are done (not in the test's
+ * own `after`, which would run before the later-added ones that stop the servers). */
+const schemas: string[] = [];
+after(() => {
+  for (const schema of schemas.splice(0)) psql(`drop schema if exists ${schema} cascade`);
+});
 
 /**
  * A fresh schema of the test database (dropped at the end) and the NATS of the tests, or null after
@@ -60,7 +67,7 @@ async function clusterBackends(t: TestContext): Promise<{ databaseUrl: string; n
   }
   const schema = `sdk_test_${randomBytes(6).toString("hex")}`;
   psql(`create schema ${schema}`);
-  t.after(() => psql(`drop schema if exists ${schema} cascade`));
+  schemas.push(schema);
   const url = new URL(postgresBase);
   url.searchParams.set("options", `-c search_path=${schema} -c max_parallel_workers_per_gather=0`);
   return { databaseUrl: url.toString(), natsUrl };

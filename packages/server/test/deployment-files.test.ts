@@ -40,8 +40,8 @@ test("a deployment's sources come from its source map and its bundle downloads; 
 
   const { client: stranger } = await s.user();
   for (const call of [
-    stranger.api.getDeploymentSource({ params: ids }),
-    stranger.downloadDeploymentBundle(ids),
+    () => stranger.api.getDeploymentSource({ params: ids }),
+    () => stranger.downloadDeploymentBundle(ids),
   ]) {
     await assert.rejects(call, (e: any) => e.status === 404 && e.code === "not_found");
   }
