@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { CamelCasePlugin, Kysely, PostgresDialect, sql } from "kysely";
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { DurableSqliteDialect, walFlush } from "./durable-sqlite.ts";
 import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
@@ -152,10 +151,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const sqlite = openSqlite(location, options.sqliteBusyTimeoutMs ?? 2_000);
     sqlite.raw.exec(`PRAGMA journal_size_limit = ${journalSizeLimitBytes}`);
     notice = useIncrementalVacuum(sqlite.raw, options.dataDir);
-    db = new Kysely<DB>({
-      dialect: new DurableSqliteDialect({ database: sqlite }, walFlush(location)),
-      plugins,
-    });
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
     const kysely = db;
     // On the connection Kysely hands out one at a time, so never inside another caller's
     // transaction; exec, because a prepared statement's single step frees only one page.

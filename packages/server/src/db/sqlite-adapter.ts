@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
-import type { DurableSqlite } from "./durable-sqlite.ts";
 
 /**
  * Kysely's SqliteDialect expects a better-sqlite3-shaped object: `stmt.all(paramsArray)` and a
@@ -10,12 +9,7 @@ import type { DurableSqlite } from "./durable-sqlite.ts";
 /** SQLITE_IOERR_SHMSIZE: the -shm file could not be grown (no space left). */
 const sqliteIoErrShmSize = 4874;
 
-const readOnly = /^\s*select\b/i;
-
-export function openSqlite(
-  file: string,
-  busyTimeoutMs: number,
-): SqliteDatabase & DurableSqlite & { raw: DatabaseSync } {
+export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase & { raw: DatabaseSync } {
   // The database holds password and token hashes: only the server's user may read it. SQLite gives
   // the -wal and -shm files the same mode as the database file.
   fs.closeSync(fs.openSync(file, "a", 0o600));
@@ -34,26 +28,15 @@ export function openSqlite(
     raw.exec("PRAGMA locking_mode = EXCLUSIVE");
     raw.exec("PRAGMA journal_mode = WAL");
   }
-  // A committed write must survive a power cut, which small boards on SD cards do see: NORMAL, and
-  // the driver flushes the WAL off the main thread before a write is reported done (durable-sqlite.ts).
-  raw.exec("PRAGMA synchronous = NORMAL");
+  // FULL: a committed write survives a power cut, which small boards on SD cards do see.
+  raw.exec("PRAGMA synchronous = FULL");
   const params = (p: ReadonlyArray<unknown>) => p as Array<null | number | bigint | string | Uint8Array>;
-  /** A statement outside a transaction other than a plain SELECT, or a COMMIT, may have written. */
-  let unsynced = false;
-  const wrote = (sql: string) => {
-    if (!unsynced && !raw.isTransaction && !readOnly.test(sql)) unsynced = true;
-  };
   // Kysely prepares every query anew; parsing SQL again each time was ~10% of a busy server's time.
   // Statements run synchronously, so one prepared statement per SQL text can be reused.
   const cache = new Map<string, SqliteStatement>();
   const maxCached = 500;
   return {
     raw,
-    takeUnsynced: () => {
-      const was = unsynced;
-      unsynced = false;
-      return was;
-    },
     close: () => {
       cache.clear();
       raw.close();
@@ -64,16 +47,8 @@ export function openSqlite(
       const stmt = raw.prepare(sql);
       const prepared: SqliteStatement = {
         reader: stmt.columns().length > 0,
-        all: (p) => {
-          const rows = stmt.all(...params(p));
-          wrote(sql);
-          return rows;
-        },
-        run: (p) => {
-          const result = stmt.run(...params(p));
-          wrote(sql);
-          return result;
-        },
+        all: (p) => stmt.all(...params(p)),
+        run: (p) => stmt.run(...params(p)),
         // An open iterator would be reset by a reuse: iterate on a statement of its own.
         iterate: (p) => raw.prepare(sql).iterate(...params(p)) as IterableIterator<unknown>,
       };
