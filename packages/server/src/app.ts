@@ -130,24 +130,6 @@ export function createLogger(config: Config): Logger {
  * Builds the whole server (database, services, routes) without listening yet, holding DATA_DIR's
  * lock (so a restore cannot run on it) until it is closed.
  */
-/** How long the listen waits at most for the scripts' worker threads to boot. */
-const warmScriptsTimeoutMs = 5_000;
-
-/** Boots the worker threads the live deployments need; a failure or a slow boot only delays them. */
-async function warmScripts(services: Services, logger: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, warmScriptsTimeoutMs);
-  });
-  try {
-    await Promise.race([services.scripts.warm(), late]);
-  } catch (err) {
-    logger.warn({ err }, "the scripts' worker threads did not start before listening");
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export async function createServer(options: ServerOptions): Promise<Server> {
   const dataDirWarning = prepareDataDir(options.config.dataDir);
   const lock = acquireDataDirLock(options.config.dataDir, "server");
@@ -380,9 +362,6 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     cluster: cluster && lease ? { instanceId: cluster.config.instanceId, lease, close: cluster.close } : null,
     url: "",
     async listen() {
-      // After a restart thousands of boards reconnect as soon as the port opens: the scripts' worker
-      // threads boot first, not while the server answers them.
-      await warmScripts(services, logger);
       // A deep accept queue: after a restart, thousands of boards reconnect at once.
       await app.listen({ port: config.port, host: config.host, backlog: 4096 });
       const address = app.server.address();

@@ -449,13 +449,6 @@ export function scriptPool(options: PoolOptions & { isolateForMs?: number }) {
       overBudget.set(projectId, Date.now() + isolateForMs);
     },
 
-    /** Starts up to `count` shared workers now; resolves once each has booted (answered a sync). */
-    async warm(count: number): Promise<void> {
-      const n = Math.min(count, shared.length);
-      for (let i = 0; i < n; i++) shared[i] ??= new ScriptWorker(false, onExit);
-      await Promise.all(shared.slice(0, n).map((worker) => worker?.sync(0)));
-    },
-
     /** Loads may start workers again (after `stop`). */
     resume(): void {
       stopped = false;

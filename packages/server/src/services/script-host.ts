@@ -570,9 +570,6 @@ export function scriptHostService(deps: {
       projects.get(projectId)?.running?.sandbox.worker.crash();
     },
 
-    /** Boots the worker threads the live deployments will run in (before the server accepts). */
-    warm: async () => pool.warm((await repos.deployments.allActive()).length),
-
     /** Which deployment runs for a project right now (for tests and status). */
     runningDeployment: (projectId: string) => projects.get(projectId)?.running?.deploymentId ?? null,
 
