@@ -1,5 +1,6 @@
 // A script worker: runs the sandboxes of the projects the main thread gives it. Host calls go back
-// as messages, batched: everything an entry into a script did leaves in one postMessage.
+// as messages, batched: everything the entries of one turn of the event loop did (one batch of
+// device messages, the timers that were due) leaves in one postMessage.
 import { parentPort } from "node:worker_threads";
 import { ProjectSandbox, type SandboxHost, ScriptLoadError } from "@sdk/sandbox";
 import type { FromWorker, ToWorker } from "./messages.ts";
@@ -13,7 +14,7 @@ let nextCommand = 1;
 
 let outbox: FromWorker[] = [];
 const post = (message: FromWorker) => {
-  if (outbox.length === 0) queueMicrotask(flush);
+  if (outbox.length === 0) setImmediate(flush);
   outbox.push(message);
 };
 function flush() {
