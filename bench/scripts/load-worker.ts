@@ -24,6 +24,10 @@ interface Tracking {
   got: Uint8Array;
   latencies: Float64Array;
   received: number;
+  /** Messages k ≥ this are also timed in `steady` (the first second of a step left out). */
+  steadyFrom: number;
+  steady: Float64Array;
+  steadyReceived: number;
   /** How many of those sent so far go to watched devices. */
   measured: number;
   lastReceiveAt: number;
@@ -40,6 +44,8 @@ const hello = JSON.stringify({
   maxFrame: 16384,
 });
 const handshakeTimeoutMs = 30_000;
+/** `latencySteady` leaves out the messages of a step's first second. */
+const steadyAfterSeconds = 1;
 
 let devices: Device[] = [];
 let watchSockets: WebSocket[] = [];
@@ -58,6 +64,9 @@ function track(count: number): Tracking {
     got: new Uint8Array(count),
     latencies: new Float64Array(count),
     received: 0,
+    steadyFrom: count,
+    steady: new Float64Array(0),
+    steadyReceived: 0,
     measured: 0,
     lastReceiveAt: 0,
     onAll: undefined,
@@ -76,6 +85,7 @@ function onState(value: unknown): void {
   if (k < 0 || k >= t.got.length || t.got[k] === 1) return; // another step's, or a repeat
   t.got[k] = 1;
   t.latencies[t.received++] = now - t.sentAt[k]!;
+  if (k >= t.steadyFrom) t.steady[t.steadyReceived++] = now - t.sentAt[k]!;
   t.lastReceiveAt = now;
   if (t.sendingDone && t.received >= t.measured) t.onAll?.();
 }
@@ -235,6 +245,8 @@ async function warmUp(timeoutMs: number): Promise<void> {
 async function step(rate: number, seconds: number, drainMs: number): Promise<void> {
   const total = Math.round(rate * seconds);
   const t = track(total);
+  t.steadyFrom = Math.min(total, Math.round(rate * steadyAfterSeconds));
+  t.steady = new Float64Array(total - t.steadyFrom);
   const sendLag = new Float64Array(total);
   const before = { ...counters };
   const interval = 1000 / rate;
@@ -268,6 +280,7 @@ async function step(rate: number, seconds: number, drainMs: number): Promise<voi
     spanMs: Math.round(spanMs),
     achievedPerSecond: Math.round((t.received / spanMs) * 1000),
     latency: latency(t.latencies.subarray(0, t.received).sort(), 2),
+    latencySteady: latency(t.steady.subarray(0, t.steadyReceived).sort(), 2),
     sendLag: latency(sendLag.sort(), 2),
     serverErrors: counters.serverErrors - before.serverErrors,
     closed: counters.closed - before.closed,

@@ -62,6 +62,11 @@ export interface LoadStep {
   achievedPerSecond: number;
   /** From sending a message until its state event reached the watcher. */
   latency: Latency;
+  /**
+   * The same for the messages sent after the step's first second: the rate at which the load
+   * starts (from idle to the offered rate at once) left out, what a server under that load sees.
+   */
+  latencySteady: Latency;
   /** How late the generator sent, against the schedule of the offered rate (it kept up when small). */
   sendLag: Latency;
   /** Error frames from the server, device sockets and watch sockets closed, during the step. */

@@ -203,7 +203,7 @@ export async function benchTarget(
         const { type: _type, ...figures } = load;
         log(
           `[${target.name}] ${n} devices, ${rate}/s offered: ${load.achievedPerSecond}/s through, ` +
-            `p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms, max ${load.latency.maxMs} ms, ` +
+            `p50 ${load.latency.p50Ms} ms, p99 ${load.latency.p99Ms} ms (after the first second ${load.latencySteady.p99Ms} ms), max ${load.latency.maxMs} ms, ` +
             `${load.measured - load.received} of ${load.measured} missing` +
             (stored === null ? "" : `, ${stored} of ${load.sent} stored`) +
             `; server ${Math.round(cpu.serverPercent)} % CPU ` +

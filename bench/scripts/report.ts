@@ -60,11 +60,13 @@ function memoryTable(calls: CallsResult): string {
 }
 
 function stepCells(s: StepResult | undefined): string[] {
-  if (!s) return ["skipped", "", "", "", "", "", "", "", "", "", "", ""];
+  if (!s) return ["skipped", "", "", "", "", "", "", "", "", "", "", "", ""];
   return [
     cell(s.achievedPerSecond, 0),
     cell(s.latency.p50Ms, 2),
     cell(s.latency.p99Ms, 2),
+    // (results recorded before it was measured have no steady figure)
+    s.latencySteady ? cell(s.latencySteady.p99Ms, 2) : "–",
     cell(s.latency.maxMs, 1),
     `${cell(s.measured - s.received, 0)} / ${cell(s.measured, 0)}`,
     s.stored === null || s.stored === undefined ? "–" : `${cell(s.stored, 0)} / ${cell(s.sent, 0)}`,
@@ -108,6 +110,7 @@ function e2eTable(results: readonly TargetResult[]): string {
           ratioCell(a.achievedPerSecond, b.achievedPerSecond, 2),
           ratioCell(a.latency.p50Ms, b.latency.p50Ms),
           ratioCell(a.latency.p99Ms, b.latency.p99Ms),
+          a.latencySteady && b.latencySteady ? ratioCell(a.latencySteady.p99Ms, b.latencySteady.p99Ms) : "",
           ratioCell(a.latency.maxMs, b.latency.maxMs),
           "",
           "",
@@ -128,6 +131,7 @@ function e2eTable(results: readonly TargetResult[]): string {
       "through (msg/s)",
       "p50 (ms)",
       "p99 (ms)",
+      "p99 after the first second (ms)",
       "max (ms)",
       "late or lost / timed",
       "stored / sent",
