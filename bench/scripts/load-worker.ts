@@ -22,12 +22,9 @@ interface Tracking {
   base: number;
   sentAt: Float64Array;
   got: Uint8Array;
+  /** Message k's latency, once `got[k]`. */
   latencies: Float64Array;
   received: number;
-  /** Messages k ≥ this are also timed in `steady` (the first second of a step left out). */
-  steadyFrom: number;
-  steady: Float64Array;
-  steadyReceived: number;
   /** How many of those sent so far go to watched devices. */
   measured: number;
   lastReceiveAt: number;
@@ -64,9 +61,6 @@ function track(count: number): Tracking {
     got: new Uint8Array(count),
     latencies: new Float64Array(count),
     received: 0,
-    steadyFrom: count,
-    steady: new Float64Array(0),
-    steadyReceived: 0,
     measured: 0,
     lastReceiveAt: 0,
     onAll: undefined,
@@ -84,10 +78,18 @@ function onState(value: unknown): void {
   const k = value - t.base;
   if (k < 0 || k >= t.got.length || t.got[k] === 1) return; // another step's, or a repeat
   t.got[k] = 1;
-  t.latencies[t.received++] = now - t.sentAt[k]!;
-  if (k >= t.steadyFrom) t.steady[t.steadyReceived++] = now - t.sentAt[k]!;
+  t.latencies[k] = now - t.sentAt[k]!;
+  t.received++;
   t.lastReceiveAt = now;
   if (t.sendingDone && t.received >= t.measured) t.onAll?.();
+}
+
+/** The latencies of the messages k ≥ `from` that came back, sorted. */
+function receivedLatencies(t: Tracking, from: number): Float64Array {
+  const out = new Float64Array(t.received);
+  let n = 0;
+  for (let k = from; k < t.got.length; k++) if (t.got[k] === 1) out[n++] = t.latencies[k]!;
+  return out.subarray(0, n).sort();
 }
 
 /** Sends message k (seq base + k) from device k mod n. */
@@ -245,8 +247,6 @@ async function warmUp(timeoutMs: number): Promise<void> {
 async function step(rate: number, seconds: number, drainMs: number): Promise<void> {
   const total = Math.round(rate * seconds);
   const t = track(total);
-  t.steadyFrom = Math.min(total, Math.round(rate * steadyAfterSeconds));
-  t.steady = new Float64Array(total - t.steadyFrom);
   const sendLag = new Float64Array(total);
   const before = { ...counters };
   const interval = 1000 / rate;
@@ -279,8 +279,8 @@ async function step(rate: number, seconds: number, drainMs: number): Promise<voi
     lagged: counters.lagged - before.lagged,
     spanMs: Math.round(spanMs),
     achievedPerSecond: Math.round((t.received / spanMs) * 1000),
-    latency: latency(t.latencies.subarray(0, t.received).sort(), 2),
-    latencySteady: latency(t.steady.subarray(0, t.steadyReceived).sort(), 2),
+    latency: latency(receivedLatencies(t, 0), 2),
+    latencySteady: latency(receivedLatencies(t, Math.round(rate * steadyAfterSeconds)), 2),
     sendLag: latency(sendLag.sort(), 2),
     serverErrors: counters.serverErrors - before.serverErrors,
     closed: counters.closed - before.closed,

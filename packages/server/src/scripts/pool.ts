@@ -85,14 +85,19 @@ class ScriptWorker {
 
   post(op: ToWorker): void {
     if (this.#exited) return;
-    if (this.#outbox.length === 0 && this.#acks.size === 0) setImmediate(() => this.#flush());
+    this.#flushSoon();
     this.#outbox.push(op);
   }
 
   ack(id: number, n = 1): void {
     if (this.#exited) return;
-    if (this.#outbox.length === 0 && this.#acks.size === 0) setImmediate(() => this.#flush());
+    this.#flushSoon();
     this.#acks.set(id, (this.#acks.get(id) ?? 0) + n);
+  }
+
+  /** Schedules the flush of this iteration, unless one is already due. */
+  #flushSoon(): void {
+    if (this.#outbox.length === 0 && this.#acks.size === 0) setImmediate(() => this.#flush());
   }
 
   #flush(): void {
