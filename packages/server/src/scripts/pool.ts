@@ -47,9 +47,8 @@ const workerUrl = import.meta.url.endsWith(".ts")
 
 /**
  * One worker thread and the sandboxes it runs. Messages both ways go in one batch per turn of the
- * event loop, not per callback: a device's frame arrives in a socket callback of its own, and a
- * postMessage per frame cost both threads more than the scripts did (at 5,000 msg/s the main
- * thread's loop was 81 % busy with one per frame, 62 % with one per turn).
+ * event loop, not per callback (a device's frame arrives in a socket callback of its own; why and
+ * what it saves: docs/architecture.md, "Scripts in worker threads").
  */
 class ScriptWorker {
   readonly isolated: boolean;
