@@ -7,10 +7,8 @@ import { docsDirUrl } from "@sdk/docs";
 import { deviceCloseCodes, maxFrameBytes, watchSubprotocol } from "@sdk/protocol";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
-import pretty from "pino-pretty";
-import { type Cluster, clusterLease, connectCluster } from "./cluster/index.ts";
+import type { Cluster } from "./cluster/index.ts";
 import type { InstanceLease } from "./cluster/lease.ts";
-import { NatsLink } from "./cluster/nats.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { isDatabaseUnavailable } from "./errors.ts";
@@ -110,13 +108,16 @@ export interface Server {
   close(options?: { restart?: boolean }): Promise<void>;
 }
 
-/** Synchronous writes: lines reach stdout in order even when the process exits right after. */
-export function createLogger(config: Config): Logger {
+/**
+ * Synchronous writes: lines reach stdout in order even when the process exits right after.
+ * pino-pretty is loaded only for a terminal: a service (JSON lines) boots without it.
+ */
+export async function createLogger(config: Config): Promise<Logger> {
   const options = { level: config.logLevel, base: undefined };
   return config.logFormat === "pretty"
     ? pino(
         options,
-        pretty({
+        (await import("pino-pretty")).default({
           colorize: true,
           sync: true,
           translateTime: "SYS:HH:MM:ss.l",
@@ -155,7 +156,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const processStartedAt = clock.now();
-  const logger = options.logger ?? createLogger(config);
+  const logger = options.logger ?? (await createLogger(config));
   if (dataDirWarning) logger.warn(dataDirWarning);
   const database = await openDatabase({
     dataDir: config.dataDir,
@@ -169,6 +170,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
   // One process: the in-process bus and registry. An instance of a cluster (NATS_URL): NATS and
   // PostgreSQL carry its events, device ownership and commands to the other instances.
   let cluster: Cluster | undefined;
+  let clustering: typeof import("./cluster/index.ts") | undefined;
   try {
     box = SecretBox.fromKeyFile(config.secretKeyFile, {
       create: !(await hasEncryptedRows(database.db)),
@@ -179,13 +181,16 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
       cluster: config.cluster !== null,
       now: clock.now(),
     });
-    if (config.cluster)
-      cluster = await connectCluster(config.cluster, {
+    // The cluster's code (NATS among it) is loaded only for a cluster: one process boots without it.
+    if (config.cluster) {
+      clustering = await import("./cluster/index.ts");
+      cluster = await clustering.connectCluster(config.cluster, {
         db: database.db,
         log: logger,
         onError,
         commandTimeoutSeconds: config.device.commandTimeoutSeconds,
       });
+    }
   } catch (error) {
     await database.close();
     throw error;
@@ -206,7 +211,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     ...(cluster && {
       clusterStatus: () => ({
         instanceId: cluster.config.instanceId,
-        bus: NatsLink.of(cluster.nc).connected ? "connected" : "unreachable",
+        bus: cluster.busConnected() ? "connected" : "unreachable",
       }),
     }),
     onError,
@@ -221,7 +226,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     logger.info(`cluster: resync done (${watchers} watch stream(s) closed to reconnect)`);
   });
   const lease: InstanceLease | undefined =
-    cluster && clusterLease(cluster, { log: logger, registry, devices: services.deviceLink });
+    cluster && clustering?.clusterLease(cluster, { log: logger, registry, devices: services.deviceLink });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
   // rather than stopping, which a restart policy would turn into a crash loop.
   const atBoot = async (what: string, write: () => Promise<unknown>) => {

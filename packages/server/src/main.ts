@@ -15,19 +15,17 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // Loaded only after the configuration is valid, so a bad value fails fast.
+  // Loaded only after the configuration is valid, so a bad value fails fast; the extensions only
+  // when they are turned on (Home Assistant's MQTT client is a good part of a boot).
   const { createLogger, createServer, serverVersion } = await import("./app.ts");
-  const { mdnsAdvertiser } = await import("./extensions/mdns.ts");
-  const { homeAssistantBridge } = await import("./extensions/home-assistant/bridge.ts");
-  const logger = createLogger(config);
-  const server = await createServer({
-    config,
-    logger,
-    extensions: [
-      ...(config.mdns.enabled ? [mdnsAdvertiser] : []),
-      ...(config.homeAssistant ? [homeAssistantBridge] : []),
-    ],
-  });
+  const extensions = [
+    ...(config.mdns.enabled ? [(await import("./extensions/mdns.ts")).mdnsAdvertiser] : []),
+    ...(config.homeAssistant
+      ? [(await import("./extensions/home-assistant/bridge.ts")).homeAssistantBridge]
+      : []),
+  ];
+  const logger = await createLogger(config);
+  const server = await createServer({ config, logger, extensions });
   const url = await server.listen();
   logger.info(
     {

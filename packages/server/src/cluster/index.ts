@@ -45,6 +45,8 @@ export interface Cluster {
    * events may have been missed: the handlers re-read what matters from PostgreSQL.
    */
   onResync(handler: () => Promise<void> | void): void;
+  /** Whether NATS is reachable now (for /health). */
+  busConnected(): boolean;
   /** Stops listening and closes the NATS connection (what was published is sent first). */
   close(): Promise<void>;
 }
@@ -142,6 +144,7 @@ export async function connectCluster(
     onResync(handler) {
       resyncHandlers.push(handler);
     },
+    busConnected: () => link.connected,
     close() {
       closing ??= (async () => {
         clearTimeout(resyncTimer);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
@@ -97,7 +97,9 @@ function useIncrementalVacuum(raw: DatabaseSync, dataDir: string): string | unde
   }
 }
 
-function postgresPool(url: string): pg.Pool {
+/** `pg` is loaded only for PostgreSQL: a server on SQLite boots without it. */
+async function postgresPool(url: string): Promise<pg.Pool> {
+  const { default: pg } = await import("pg");
   return new pg.Pool({
     connectionString: url,
     max: 10,
@@ -140,7 +142,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
-      dialect: new PostgresDialect({ pool: postgresPool(options.databaseUrl) }),
+      dialect: new PostgresDialect({ pool: await postgresPool(options.databaseUrl) }),
       plugins,
     });
     dialect = "postgres";
