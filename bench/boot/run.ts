@@ -4,21 +4,26 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Child } from "../lib/child.ts";
+import { parseArgs } from "node:util";
+import { Child, repoRoot } from "../lib/child.ts";
 import { wallMs } from "../lib/clock.ts";
 import { resultsFile, writeResults } from "../lib/json.ts";
 import { latency } from "../lib/measure.ts";
 import { freePort, host, sleep } from "../lib/net.ts";
 import { positive } from "../lib/options.ts";
+import { exportRef, workingTree } from "../lib/server-source.ts";
 
-const usage = "usage: node bench/boot/run.ts [--runs N]";
-const args = process.argv.slice(2);
-if (args.includes("--help")) {
+const usage = "usage: node bench/boot/run.ts [--runs N] [--server-ref GIT-REF]";
+const { values } = parseArgs({
+  options: { runs: { type: "string" }, "server-ref": { type: "string" }, help: { type: "boolean" } },
+});
+if (values.help) {
   console.log(usage);
   process.exit(0);
 }
-const runsIndex = args.indexOf("--runs");
-const runs = positive("runs", runsIndex >= 0 ? args[runsIndex + 1] : undefined, 7, usage);
+const runs = positive("runs", values.runs, 7, usage);
+/** With --server-ref, that commit's server boots too, in the same rounds: a before/after on one machine state. */
+const atRef = values["server-ref"] === undefined ? undefined : exportRef(values["server-ref"]);
 
 const referenceScript = path.join(os.tmpdir(), `sdk-bench-boot-reference-${process.pid}.mjs`);
 fs.writeFileSync(
@@ -43,13 +48,17 @@ async function until200(url: string, started: number, child: Child): Promise<num
   }
 }
 
-async function once(kind: "sdk" | "reference"): Promise<number> {
+type Kind = "sdk" | "reference" | `sdk at ${string}`;
+const serverScript = (root: string) => path.join(root, "packages/server/src/main.ts");
+
+async function once(kind: Kind): Promise<number> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-bench-boot-"));
   const started = wallMs();
   const child = new Child({
-    name: kind === "sdk" ? "sdk server" : "reference",
-    script: kind === "sdk" ? "packages/server/src/main.ts" : referenceScript,
+    name: kind === "reference" ? "reference" : kind,
+    script:
+      kind === "reference" ? referenceScript : serverScript(kind === "sdk" || !atRef ? repoRoot : atRef.root),
     env: { PORT: String(port), HOST: host, DATA_DIR: dataDir, LOG_LEVEL: "warn", MDNS: "false" },
   });
   try {
@@ -60,13 +69,17 @@ async function once(kind: "sdk" | "reference"): Promise<number> {
   }
 }
 
-const figures: Record<string, number[]> = { sdk: [], reference: [] };
+const kinds: Kind[] = ["sdk", ...(atRef ? [`sdk at ${values["server-ref"]}` as const] : []), "reference"];
+const figures: Record<string, number[]> = Object.fromEntries(kinds.map((kind) => [kind, []]));
 try {
   for (let i = 0; i < runs; i++) {
-    for (const kind of ["sdk", "reference"] as const) figures[kind]!.push(await once(kind));
+    // Each round in another order, so neither server always boots right after the other.
+    const order = i % 2 === 0 ? kinds : [...kinds].reverse();
+    for (const kind of order) figures[kind]!.push(await once(kind));
   }
 } finally {
   fs.rmSync(referenceScript, { force: true });
+  atRef?.dispose();
 }
 
 const rows = Object.entries(figures).map(([kind, times]) => {
@@ -80,5 +93,12 @@ for (const row of rows) {
   console.log(`| ${row.kind} | ${row.p50Ms} | ${row.p99Ms} | ${row.maxMs} | ${row.times.join(", ")} |`);
 }
 const file = resultsFile(`boot-${new Date().toISOString().slice(0, 10)}`);
-writeResults(file, { at: new Date().toISOString(), loadAverage: os.loadavg(), runs, rows });
+writeResults(file, {
+  at: new Date().toISOString(),
+  loadAverage: os.loadavg(),
+  runs,
+  server: workingTree().description,
+  ...(atRef && { serverRef: atRef.description }),
+  rows,
+});
 console.log(`results: ${path.relative(process.cwd(), file)}`);
