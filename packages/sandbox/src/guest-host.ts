@@ -1,5 +1,5 @@
 import type { GuestEntryName, GuestHostFunctions } from "@sdk/device/abi";
-import { logLevels } from "@sdk/protocol";
+import { logLevels } from "@sdk/protocol/hardware";
 import { GuestAbiError, guestJson, guestJsonObject } from "./guest-abi.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
 import type { DeviceTimers } from "./timers.ts";
