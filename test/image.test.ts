@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SdkClient } from "@sdk/client";
 import { SimulatedDevice } from "@sdk/simulator";
-import { syntheticRelease, waitUntil, within } from "@sdk/test-helpers";
+import { deployScript, syntheticRelease, waitUntil, within } from "@sdk/test-helpers";
 import { mountsUnder } from "../scripts/image/store.ts";
 
 const exec = promisify(execFile);
@@ -222,6 +222,29 @@ function defineTests(): void {
       "online",
     );
 
+    // Scripts run in a worker thread, whose entry the image ships compiled like the rest.
+    const deployment = await deployScript(
+      t,
+      client,
+      project.id,
+      `import { DeviceScript } from "@sdk/device";
+export default class Answer extends DeviceScript {
+  onMessage(msg) { if (msg.type === "sample") this.env.DEVICE.emitState("answer", 42); }
+}`,
+    );
+    assert.equal(deployment.status, "active", deployment.error ?? "");
+    await waitUntil(
+      async () => (await client.api.sendDeviceMessage({ params: ids, body: { type: "sample" } })).delivered,
+      30_000,
+      "the script instance takes messages",
+      250,
+    );
+    await waitUntil(
+      async () => (await client.api.getDeviceState({ params: ids })).some((v) => v.value === 42),
+      30_000,
+      "the script's state",
+    );
+
     const probe = `
       const fs = require("node:fs");
       const out = { uid: process.getuid(), pid1: fs.readFileSync("/proc/1/cmdline", "utf8").split("\\0")[0] };
@@ -231,6 +254,8 @@ function defineTests(): void {
       }
       out.devTools = ["typescript", "esbuild", "@biomejs", "vite", "playwright-core", "knip", "@types"]
         .filter((name) => fs.existsSync("/app/node_modules/" + name));
+      out.sources = fs.readdirSync("/app", { recursive: true })
+        .filter((f) => !f.includes("node_modules") && f.endsWith(".ts") && !f.endsWith(".d.ts"));
       console.log(JSON.stringify(out));`;
     const seen = JSON.parse(await podman(["exec", first, "/usr/local/bin/node", "-e", probe]));
     assert.equal(seen.uid, 1000);
@@ -239,6 +264,7 @@ function defineTests(): void {
     assert.equal(seen["/data"], "ok");
     assert.equal(seen["/tmp"], "ok");
     assert.deepEqual(seen.devTools, [], "development tools in the image");
+    assert.deepEqual(seen.sources, [], "the image runs compiled JavaScript, not TypeScript sources");
     assert.equal(await podman(["healthcheck", "run", first]).catch((e: Error) => e.message), "");
 
     const stopStarted = performance.now();

@@ -1,8 +1,9 @@
-// /app of the image: the server's workspace packages as sources (Node strips their types, as they
-// live outside node_modules) and their production dependencies, installed by `npm ci --omit=dev`
-// from a lockfile cut down from the repository's to exactly what the server needs at run time.
+// /app of the image: the server's workspace packages compiled to JavaScript (one tsc program, as
+// `npm run pack` does) and their production dependencies, installed by `npm ci --omit=dev` from a
+// lockfile cut down from the repository's to exactly what the server needs at run time.
 import fs from "node:fs";
 import path from "node:path";
+import { compile, compiledFile } from "../pack/compile.ts";
 import { progress, run } from "./run.ts";
 
 interface LockEntry {
@@ -42,8 +43,17 @@ function resolve(packages: Record<string, LockEntry>, from: string, name: string
   }
 }
 
+/** A manifest's entry points (`exports`, `bin`) at the compiled files: `./src/a.ts` → `./src/a.js`. */
+function compiledEntries(field: unknown): unknown {
+  if (typeof field === "string") return field.replace(/(?<!\.d)\.ts$/, ".js");
+  if (field === null || typeof field !== "object") return field;
+  return Object.fromEntries(Object.entries(field).map(([key, value]) => [key, compiledEntries(value)]));
+}
+
 function trimmedManifest(manifest: LockEntry, keepDependencies: boolean): LockEntry {
   const { devDependencies: _dev, scripts: _scripts, ...rest } = manifest;
+  for (const field of ["exports", "bin"] as const)
+    if (field in rest) rest[field] = compiledEntries(rest[field]);
   if (!keepDependencies) {
     delete rest.dependencies;
     delete rest.optionalDependencies;
@@ -102,6 +112,27 @@ function trimLockfile(repo: string, manifests: Record<string, LockEntry>, root: 
   };
 }
 
+/**
+ * Replaces the staged workspaces' `.ts` files by their compiled `.js`, so that a container neither
+ * loads Node's type stripper (about 18 MB in each thread that strips: the main one and every
+ * scripts worker) nor strips some 180 files at each start (a quarter of a boot on x86).
+ */
+function compileStaged(dir: string): void {
+  const sources = fs.globSync("**/*.ts", { cwd: dir }).filter((file) => !file.endsWith(".d.ts"));
+  const workDir = `${dir}.tsc`;
+  progress(`compiling ${sources.length} TypeScript files to JavaScript`);
+  try {
+    // The staged paths are the repository's: compile the repository's files, copy the output over.
+    compile(sources, { workDir, declaration: false });
+    for (const file of sources) {
+      fs.copyFileSync(compiledFile(file, ".js", workDir), path.join(dir, file.replace(/\.ts$/, ".js")));
+      fs.rmSync(path.join(dir, file));
+    }
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
 /** Stages `/app` in `dir` (which must not exist) and installs its production dependencies. */
 export function stageApp(repo: string, dir: string, npmCache: string | undefined): void {
   const rootManifest = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as LockEntry;
@@ -127,6 +158,7 @@ export function stageApp(repo: string, dir: string, npmCache: string | undefined
     manifests[workspace] = trimmedManifest(manifest, keepDependencies);
     fs.writeFileSync(path.join(to, "package.json"), `${JSON.stringify(manifests[workspace], null, 2)}\n`);
   }
+  compileStaged(dir);
   fs.writeFileSync(
     path.join(dir, "package-lock.json"),
     `${JSON.stringify(trimLockfile(repo, manifests, root), null, 2)}\n`,

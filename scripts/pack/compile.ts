@@ -1,30 +1,41 @@
-// Compiles the TypeScript the published packages ship to JavaScript with declarations, in one tsc
-// program (the repository's compiler options, emitting): dist/pack/out mirrors the repository.
+// Compiles TypeScript to JavaScript in one tsc program (the repository's compiler options,
+// emitting): <work dir>/out mirrors the repository. The published packages ship it with
+// declarations (work dir dist/pack); the container image ships it instead of the sources.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { repoRoot } from "./workspace.ts";
 
-const compiledRoot = path.join(repoRoot, "dist", "pack", "out");
+const packWorkDir = path.join(repoRoot, "dist", "pack");
+
+export interface CompileOptions {
+  /** Where tsconfig.json and out/ go (default dist/pack). */
+  workDir?: string;
+  /** Emit .d.ts files too (default true: the published packages ship them). */
+  declaration?: boolean;
+}
 
 /** Compiles the given repository-relative .ts files (and nothing else); throws with tsc's output. */
-export function compile(sources: string[]): void {
-  const configDir = path.join(repoRoot, "dist", "pack");
-  fs.rmSync(compiledRoot, { recursive: true, force: true });
+export function compile(sources: string[], options: CompileOptions = {}): void {
+  const configDir = options.workDir ?? packWorkDir;
+  const toRepo = path.relative(configDir, repoRoot).split(path.sep).join("/");
+  fs.rmSync(path.join(configDir, "out"), { recursive: true, force: true });
   fs.mkdirSync(configDir, { recursive: true });
   const config = {
-    extends: "../../tsconfig.json",
+    extends: `${toRepo}/tsconfig.json`,
     compilerOptions: {
       noEmit: false,
-      declaration: true,
+      declaration: options.declaration ?? true,
       rewriteRelativeImportExtensions: true,
       allowImportingTsExtensions: false,
-      rootDir: "../..",
+      rootDir: toRepo,
       outDir: "out",
+      // Type libraries are looked up from the config's directory, which may be outside the repository.
+      typeRoots: [`${toRepo}/node_modules/@types`],
     },
     include: [],
-    files: sources.map((file) => `../../${file}`),
+    files: sources.map((file) => `${toRepo}/${file}`),
   };
   const tsconfig = path.join(configDir, "tsconfig.json");
   fs.writeFileSync(tsconfig, `${JSON.stringify(config, null, 2)}\n`);
@@ -41,11 +52,12 @@ export function compile(sources: string[]): void {
     throw new Error(`tsc could not compile the packages:\n${result.stdout}${result.stderr}`);
   }
   for (const file of sources) {
-    if (!fs.existsSync(compiledFile(file, ".js"))) throw new Error(`tsc emitted nothing for ${file}`);
+    if (!fs.existsSync(compiledFile(file, ".js", configDir)))
+      throw new Error(`tsc emitted nothing for ${file}`);
   }
 }
 
 /** Where the compiled form (`.js` or `.d.ts`) of a repository-relative .ts file is. */
-export function compiledFile(source: string, extension: ".js" | ".d.ts"): string {
-  return path.join(compiledRoot, source.replace(/\.ts$/, extension));
+export function compiledFile(source: string, extension: ".js" | ".d.ts", workDir = packWorkDir): string {
+  return path.join(workDir, "out", source.replace(/\.ts$/, extension));
 }
