@@ -46,13 +46,15 @@ export interface Options {
   overloadDrainSeconds: number;
   /** Before each step, how long to wait at most for other work on the machine to stop. */
   quietTimeoutSeconds: number;
+  /** Measure the sdk server of this commit (exported), not the working tree. */
+  serverRef: string | undefined;
 }
 
 const usage = `usage: node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds S]
        [--watch N] [--drain-seconds S] [--call-seconds S] [--only calls|e2e|sdk|reference]
        [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]
        [--overload-factor F] [--overload-seconds S] [--overload-drain-seconds S] [--quiet-timeout S]
-       [--instances N] [--database-url postgres://…] [--nats-url nats://…]`;
+       [--instances N] [--database-url postgres://…] [--nats-url nats://…] [--server-ref GIT-REF]`;
 
 function list(name: string, raw: string | undefined, fallback: number[]): number[] {
   if (raw === undefined) return fallback;
@@ -81,6 +83,7 @@ export function parseOptions(argv: string[]): Options {
       instances: { type: "string" },
       "database-url": { type: "string" },
       "nats-url": { type: "string" },
+      "server-ref": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -126,5 +129,6 @@ export function parseOptions(argv: string[]): Options {
     overloadDrainSeconds: positive("overload-drain-seconds", values["overload-drain-seconds"], 60, usage),
     quietTimeoutSeconds:
       values["quiet-timeout"] === "0" ? 0 : positive("quiet-timeout", values["quiet-timeout"], 60, usage),
+    serverRef: values["server-ref"],
   };
 }

@@ -19,7 +19,7 @@ import { resultsFile, writeResults } from "../lib/json.ts";
 import { waitQuiet } from "../lib/measure.ts";
 import { machineInfo, openFilesLimit, otherBenchmarks } from "../lib/proc.ts";
 import { progressLog, runBench, waitForOtherBenchmarks } from "../lib/run.ts";
-import { workingTree } from "../lib/server-source.ts";
+import { exportRef, type ServerSource, workingTree } from "../lib/server-source.ts";
 import { startTarget, type Target } from "../lib/targets.ts";
 import { measureCalls } from "./calls.ts";
 import type { LoadGenerator } from "./generator.ts";
@@ -53,6 +53,7 @@ const live = {
   children: new Set<Child>(),
   targets: new Set<Target>(),
   generators: new Set<LoadGenerator>(),
+  source: undefined as ServerSource | undefined,
 };
 
 /** Ends every process this run started (only those) and removes their temporary directories. */
@@ -63,6 +64,13 @@ async function cleanUp(): Promise<void> {
   live.generators.clear();
   live.targets.clear();
   live.children.clear();
+}
+
+/** cleanUp(), and removes the exported server code (`--server-ref`). */
+async function cleanUpAll(): Promise<void> {
+  await cleanUp();
+  live.source?.dispose();
+  live.source = undefined;
 }
 
 async function main(): Promise<void> {
@@ -76,7 +84,8 @@ async function main(): Promise<void> {
   }
   const machine = machineInfo();
   log(`${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, node ${machine.node}`);
-  const source = workingTree();
+  const source = options.serverRef ? exportRef(options.serverRef) : workingTree();
+  live.source = source;
   log(`sdk server: ${source.description}`);
   const loadAtStart = os.loadavg();
 
@@ -153,4 +162,4 @@ async function main(): Promise<void> {
 
 // Two benchmarks at once would distort each other: wait (at most 20 min) for any other to end.
 if (!options.noWait) others.atStart = await waitForOtherBenchmarks(log);
-runBench(main, cleanUp, { timeoutMinutes: options.timeoutMinutes, log });
+runBench(main, cleanUpAll, { timeoutMinutes: options.timeoutMinutes, log });
