@@ -48,17 +48,25 @@ async function until200(url: string, started: number, child: Child): Promise<num
   }
 }
 
-type Kind = "sdk" | "reference" | `sdk at ${string}`;
+/** What boots, under the name its row gets: the working tree's server, the --server-ref one, the reference. */
+interface Server {
+  kind: string;
+  script: string;
+}
 const serverScript = (root: string) => path.join(root, "packages/server/src/main.ts");
+const servers: Server[] = [
+  { kind: "sdk", script: serverScript(repoRoot) },
+  ...(atRef ? [{ kind: `sdk at ${values["server-ref"]}`, script: serverScript(atRef.root) }] : []),
+  { kind: "reference", script: referenceScript },
+];
 
-async function once(kind: Kind): Promise<number> {
+async function once({ kind, script }: Server): Promise<number> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-bench-boot-"));
   const started = wallMs();
   const child = new Child({
-    name: kind === "reference" ? "reference" : kind,
-    script:
-      kind === "reference" ? referenceScript : serverScript(kind === "sdk" || !atRef ? repoRoot : atRef.root),
+    name: kind,
+    script,
     env: { PORT: String(port), HOST: host, DATA_DIR: dataDir, LOG_LEVEL: "warn", MDNS: "false" },
   });
   try {
@@ -69,13 +77,12 @@ async function once(kind: Kind): Promise<number> {
   }
 }
 
-const kinds: Kind[] = ["sdk", ...(atRef ? [`sdk at ${values["server-ref"]}` as const] : []), "reference"];
-const figures: Record<string, number[]> = Object.fromEntries(kinds.map((kind) => [kind, []]));
+const figures: Record<string, number[]> = Object.fromEntries(servers.map(({ kind }) => [kind, []]));
 try {
   for (let i = 0; i < runs; i++) {
     // Each round in another order, so neither server always boots right after the other.
-    const order = i % 2 === 0 ? kinds : [...kinds].reverse();
-    for (const kind of order) figures[kind]!.push(await once(kind));
+    const order = i % 2 === 0 ? servers : [...servers].reverse();
+    for (const server of order) figures[server.kind]!.push(await once(server));
   }
 } finally {
   fs.rmSync(referenceScript, { force: true });

@@ -170,7 +170,6 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
   // One process: the in-process bus and registry. An instance of a cluster (NATS_URL): NATS and
   // PostgreSQL carry its events, device ownership and commands to the other instances.
   let cluster: Cluster | undefined;
-  let clustering: typeof import("./cluster/index.ts") | undefined;
   try {
     box = SecretBox.fromKeyFile(config.secretKeyFile, {
       create: !(await hasEncryptedRows(database.db)),
@@ -182,15 +181,13 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
       now: clock.now(),
     });
     // The cluster's code (NATS among it) is loaded only for a cluster: one process boots without it.
-    if (config.cluster) {
-      clustering = await import("./cluster/index.ts");
-      cluster = await clustering.connectCluster(config.cluster, {
+    if (config.cluster)
+      cluster = await (await import("./cluster/index.ts")).connectCluster(config.cluster, {
         db: database.db,
         log: logger,
         onError,
         commandTimeoutSeconds: config.device.commandTimeoutSeconds,
       });
-    }
   } catch (error) {
     await database.close();
     throw error;
@@ -225,8 +222,11 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     await Promise.all([services.deviceLink.resync(), services.scripts.resync()]);
     logger.info(`cluster: resync done (${watchers} watch stream(s) closed to reconnect)`);
   });
-  const lease: InstanceLease | undefined =
-    cluster && clustering?.clusterLease(cluster, { log: logger, registry, devices: services.deviceLink });
+  const lease: InstanceLease | undefined = cluster?.lease({
+    log: logger,
+    registry,
+    devices: services.deviceLink,
+  });
   // On a full disk these writes fail: skipped with a warning, the server starts (/ready answers 503)
   // rather than stopping, which a restart policy would turn into a crash loop.
   const atBoot = async (what: string, write: () => Promise<unknown>) => {

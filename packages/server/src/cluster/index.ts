@@ -47,6 +47,11 @@ export interface Cluster {
   onResync(handler: () => Promise<void> | void): void;
   /** Whether NATS is reachable now (for /health). */
   busConnected(): boolean;
+  /**
+   * The instance's lease; the device link takes the devices of dead instances offline. Lease times
+   * are the database's clock (the instances' clocks differ).
+   */
+  lease(deps: { log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] }): InstanceLease;
   /** Stops listening and closes the NATS connection (what was published is sent first). */
   close(): Promise<void>;
 }
@@ -145,6 +150,16 @@ export async function connectCluster(
       resyncHandlers.push(handler);
     },
     busConnected: () => link.connected,
+    lease: (leaseDeps) =>
+      new InstanceLease({
+        repo,
+        instanceId: config.instanceId,
+        leaseSeconds: config.leaseSeconds,
+        log: leaseDeps.log,
+        devices: leaseDeps.devices,
+        connected: () =>
+          [...leaseDeps.registry.all()].map((c) => ({ deviceId: c.deviceId, generation: c.generation ?? 0 })),
+      }),
     close() {
       closing ??= (async () => {
         clearTimeout(resyncTimer);
@@ -168,23 +183,4 @@ export async function connectCluster(
       return closing;
     },
   };
-}
-
-/**
- * The instance's lease; the device link takes the devices of dead instances offline. Lease times
- * are the database's clock (the instances' clocks differ).
- */
-export function clusterLease(
-  cluster: Cluster,
-  deps: { log: Log; registry: DeviceRegistry; devices: LeaseDeps["devices"] },
-): InstanceLease {
-  return new InstanceLease({
-    repo: cluster.repo,
-    instanceId: cluster.config.instanceId,
-    leaseSeconds: cluster.config.leaseSeconds,
-    log: deps.log,
-    devices: deps.devices,
-    connected: () =>
-      [...deps.registry.all()].map((c) => ({ deviceId: c.deviceId, generation: c.generation ?? 0 })),
-  });
 }
