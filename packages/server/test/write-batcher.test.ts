@@ -264,3 +264,50 @@ test("a patient row alone is committed once its patience is over, and drain() do
   assert.deepEqual(long.commits, [["drained"]]);
   assert.deepEqual(await ids(database), ["alone", "drained"]);
 });
+
+/** A write whose transaction keeps the thread busy for `ms`, as a commit on a slow disk does. */
+const slow =
+  (id: string, ms: number) =>
+  (tx: Transaction<DB>): Promise<void> => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    return insert(id)(tx);
+  };
+
+/** Whether `write` settles within `turns` turns of the event loop (no timer can fire meanwhile). */
+async function settlesWithin(write: Promise<void>, turns: number): Promise<boolean> {
+  let settled = false;
+  const settle = () => {
+    settled = true;
+  };
+  write.then(settle, settle);
+  for (let i = 0; i < turns && !settled; i++) await nextTurn();
+  return settled;
+}
+
+test("one slow commit does not hold back the next one; commits that stay slow space the next ones", async (t) => {
+  const database = await open(t);
+  const batcher = new WriteBatcher(database.db);
+  // Spacing is a timer: with timers frozen, a spaced commit cannot start until time is advanced.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  await batcher.run(slow("slow-1", 15));
+  assert.ok(await settlesWithin(batcher.run(insert("after-one-slow")), 50), "committed at once");
+
+  for (const id of ["slow-2", "slow-3", "slow-4"]) {
+    const write = batcher.run(slow(id, 15));
+    if (!(await settlesWithin(write, 50))) t.mock.timers.tick(10);
+    await write;
+  }
+  const spaced = batcher.run(insert("after-three-slow"));
+  assert.equal(await settlesWithin(spaced, 50), false, "waits for the spacing");
+  t.mock.timers.tick(10);
+  await spaced;
+  assert.deepEqual(await ids(database), [
+    "after-one-slow",
+    "after-three-slow",
+    "slow-1",
+    "slow-2",
+    "slow-3",
+    "slow-4",
+  ]);
+});

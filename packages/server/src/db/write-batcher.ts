@@ -50,8 +50,10 @@ export interface WriteBatcherOptions {
  * commit (one fsync on SQLite) instead of 1,000. Each caller's promise settles when its write is
  * committed. If a batch fails, its writes are retried one by one so one bad write fails alone.
  *
- * A commit that took long (a slow disk) spaces the next one by as long, so batches grow instead of
- * the event loop spending its time in fsync. Rows of a patient lane wait up to its `patienceMs`
+ * When commits keep taking long (a slow disk), the next one is spaced by as long as the quickest of
+ * the last three took, so batches grow instead of the event loop spending its time in fsync. One
+ * slow commit alone (SQLite copying the WAL back into the database) spaces nothing: the writes
+ * queued behind it have already waited for it. Rows of a patient lane wait up to its `patienceMs`
  * for company; any other write queued meanwhile takes them along in its commit.
  */
 export class WriteBatcher {
@@ -62,7 +64,9 @@ export class WriteBatcher {
   /** The next flush, while one is scheduled: when it starts, and how to call it off. */
   #next: { at: number; cancel(): void } | null = null;
   #running: Promise<void> | null = null;
-  #lastFlushMs = 0;
+  /** The last few commits' durations (ms), the newest at `#flushIndex - 1`. */
+  readonly #recentFlushMs = [0, 0, 0];
+  #flushIndex = 0;
   #room: { promise: Promise<void>; open(): void } | null = null;
 
   constructor(db: Kysely<DB>, options: number | WriteBatcherOptions = {}) {
@@ -140,7 +144,7 @@ export class WriteBatcher {
   #schedule(due: number): void {
     if (this.#running) return; // it schedules what is left when it ends
     const now = performance.now();
-    const spacing = Math.min(this.#lastFlushMs, 10);
+    const spacing = Math.min(Math.min(...this.#recentFlushMs), 10);
     const full = this.#queue.length >= this.#maxBatch;
     const at = full ? now : Math.max(due, spacing >= 1 ? now + spacing : now);
     if (this.#next && this.#next.at <= at) return;
@@ -186,7 +190,7 @@ export class WriteBatcher {
         }
       }
     }
-    this.#lastFlushMs = performance.now() - started;
+    this.#recentFlushMs[this.#flushIndex++ % this.#recentFlushMs.length] = performance.now() - started;
   }
 }
 
