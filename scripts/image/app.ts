@@ -3,7 +3,7 @@
 // lockfile cut down from the repository's to exactly what the server needs at run time.
 import fs from "node:fs";
 import path from "node:path";
-import { compile, compiledFile } from "../pack/compile.ts";
+import { compile, compiledFile, compiledName } from "../pack/compile.ts";
 import { progress, run } from "./run.ts";
 
 interface LockEntry {
@@ -45,7 +45,7 @@ function resolve(packages: Record<string, LockEntry>, from: string, name: string
 
 /** A manifest's entry points (`exports`, `bin`) at the compiled files: `./src/a.ts` → `./src/a.js`. */
 function compiledEntries(field: unknown): unknown {
-  if (typeof field === "string") return field.replace(/(?<!\.d)\.ts$/, ".js");
+  if (typeof field === "string") return compiledName(field);
   if (field === null || typeof field !== "object") return field;
   return Object.fromEntries(Object.entries(field).map(([key, value]) => [key, compiledEntries(value)]));
 }
@@ -125,7 +125,7 @@ function compileStaged(dir: string): void {
     // The staged paths are the repository's: compile the repository's files, copy the output over.
     compile(sources, { workDir, declaration: false });
     for (const file of sources) {
-      fs.copyFileSync(compiledFile(file, ".js", workDir), path.join(dir, file.replace(/\.ts$/, ".js")));
+      fs.copyFileSync(compiledFile(file, ".js", workDir), path.join(dir, compiledName(file)));
       fs.rmSync(path.join(dir, file));
     }
   } finally {

@@ -16,6 +16,9 @@ export interface CompileOptions {
   declaration?: boolean;
 }
 
+/** The JavaScript file a source file compiles to (`src/a.ts` → `src/a.js`); a `.d.ts` keeps its name. */
+export const compiledName = (file: string) => file.replace(/(?<!\.d)\.ts$/, ".js");
+
 /** Compiles the given repository-relative .ts files (and nothing else); throws with tsc's output. */
 export function compile(sources: string[], options: CompileOptions = {}): void {
   const configDir = options.workDir ?? packWorkDir;

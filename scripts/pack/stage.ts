@@ -3,7 +3,7 @@
 // the third-party packages those need hoisted into its own dependencies.
 import fs from "node:fs";
 import path from "node:path";
-import { compiledFile } from "./compile.ts";
+import { compiledFile, compiledName } from "./compile.ts";
 import {
   dependencyClosure,
   externalDependencies,
@@ -18,9 +18,6 @@ const nodeEngine = ">=22.18";
 
 const relativeTs = /(["'])(\.{1,2}\/[^"']+)\.ts\1/g;
 const toJs = (text: string) => text.replace(relativeTs, "$1$2.js$1");
-
-/** The published file name of a source file (`src/a.ts` → `src/a.js`). */
-const publishedName = (file: string) => file.replace(/(?<!\.d)\.ts$/, ".js");
 
 /** The JavaScript a package ships, after compiling: what decides which dependencies it needs. */
 function shippedCode(pkg: WorkspacePackage): string {
@@ -41,7 +38,7 @@ function names(code: string, dependency: string): boolean {
 function copyFiles(pkg: WorkspacePackage, into: string): void {
   for (const file of pkg.files) {
     const inside = path.relative(pkg.dir, file);
-    const target = path.join(into, publishedName(inside));
+    const target = path.join(into, compiledName(inside));
     fs.mkdirSync(path.dirname(target), { recursive: true });
     if (file.endsWith(".ts") && !file.endsWith(".d.ts")) {
       fs.copyFileSync(compiledFile(file, ".js"), target);
@@ -60,7 +57,7 @@ function publishedExports(exports: Record<string, string> | undefined) {
   return Object.fromEntries(
     Object.entries(exports).map(([key, target]) =>
       target.endsWith(".ts") && !target.endsWith(".d.ts")
-        ? [key, { types: target.replace(/\.ts$/, ".d.ts"), default: publishedName(target) }]
+        ? [key, { types: target.replace(/\.ts$/, ".d.ts"), default: compiledName(target) }]
         : [key, target],
     ),
   );
@@ -136,7 +133,7 @@ export function stage(
   fs.copyFileSync(path.join(repoRoot, "LICENSE"), path.join(dir, "LICENSE"));
   fs.writeFileSync(path.join(dir, "README.md"), readme(root));
   const topLevel = [
-    ...new Set(root.files.map((f) => publishedName(path.relative(root.dir, f)).split("/")[0]!)),
+    ...new Set(root.files.map((f) => compiledName(path.relative(root.dir, f)).split("/")[0]!)),
   ];
   fs.writeFileSync(
     path.join(dir, "package.json"),
