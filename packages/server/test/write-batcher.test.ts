@@ -2,7 +2,7 @@
 // and the barrier reads use.
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import { type Database, openDatabase } from "../src/db/database.ts";
 import type { DB } from "../src/db/schema.ts";
 import { WriteBatcher } from "../src/db/write-batcher.ts";
@@ -310,4 +310,22 @@ test("one slow commit does not hold back the next one; commits that stay slow sp
     "slow-3",
     "slow-4",
   ]);
+});
+
+test("a commit's multi-row statements keep their undo copies in memory, not in a temporary file", async (t) => {
+  const database = await open(t);
+  const [row] = (await sql<{ tempStore: number }>`PRAGMA temp_store`.execute(database.db)).rows;
+  assert.equal(Number(row?.tempStore), 2, "temp_store = MEMORY on the connection the batcher writes through");
+  const many = Array.from({ length: 300 }, (_, i) => ({
+    id: `r${String(i).padStart(3, "0")}`,
+    checkedAt: i,
+  }));
+  await database.batcher.run((tx) =>
+    tx
+      .insertInto("readiness")
+      .values(many)
+      .execute()
+      .then(() => {}),
+  );
+  assert.equal((await ids(database)).length, 300);
 });

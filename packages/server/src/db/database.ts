@@ -153,6 +153,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const sqlite = openSqlite(location, options.sqliteBusyTimeoutMs ?? 2_000);
     sqlite.raw.exec(`PRAGMA journal_size_limit = ${journalSizeLimitBytes}`);
     notice = useIncrementalVacuum(sqlite.raw, options.dataDir);
+    // A multi-row statement inside a transaction (the group commit's inserts and presence updates)
+    // keeps a copy of each page it changes, to undo the statement alone; past 64 KB SQLite writes
+    // those copies to a temporary file, a system call per page. In memory they cost a copy. Set
+    // after the VACUUM above, whose rewritten copy of the database must not be held in memory.
+    sqlite.raw.exec("PRAGMA temp_store = MEMORY");
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
     const kysely = db;
     // On the connection Kysely hands out one at a time, so never inside another caller's
