@@ -1,3 +1,4 @@
+import type { Cpu } from "../lib/measure.ts";
 import { cell, markdownTable, ratioCell } from "../lib/table.ts";
 import type { TargetResult } from "./phases.ts";
 
@@ -69,11 +70,25 @@ function restartRows(key: "storm" | "kill", name: string): Row[] {
       digits: 0,
     },
     { label: `${name}: generator CPU (% of a core)`, value: (r) => r[key].cpu.generatorPercent, digits: 0 },
+    ...writeRows(name, (r) => r[key].cpu),
     {
       label: `${name}: REST API counts all online (s after accepting)`,
       value: (r) => (r[key].restAllOnlineFromReadyMs === null ? null : s(r[key].restAllOnlineFromReadyMs)),
       digits: 2,
     },
+  ];
+}
+
+/** What the server wrote in a phase: counts, steadier than its times on a shared machine. */
+function writeRows(name: string, cpu: (r: TargetResult) => Cpu): Row[] {
+  const known = (n: number) => (Number.isFinite(n) ? n : null);
+  return [
+    {
+      label: `${name}: server wrote (MB: database, logs, sockets)`,
+      value: (r) => known(cpu(r).serverWrittenBytes / 1e6),
+      digits: 1,
+    },
+    { label: `${name}: server write calls`, value: (r) => known(cpu(r).serverWriteCalls), digits: 0 },
   ];
 }
 
@@ -122,6 +137,7 @@ const rows: Row[] = [
     digits: 0,
   },
   { label: "Connect: generator CPU (% of a core)", value: (r) => r.connect.generatorPercent, digits: 0 },
+  ...writeRows("Connect", (r) => r.connect),
   { label: "**Idle: server CPU (% of a core)**", value: (r) => r.idle.serverPercent, digits: 2 },
   { label: "Idle: server event loop busy (%)", value: (r) => r.idle.serverLoopBusy * 100, digits: 2 },
   { label: "Idle: server CPU per 1,000 devices (%)", value: (r) => r.idle.serverPercentPer1000, digits: 3 },

@@ -42,6 +42,12 @@ export interface Cpu {
   interruptPercent: number;
   /** Time the hypervisor took the vCPUs away (steal), % of one core. */
   stealPercent: number;
+  /**
+   * What the server wrote over the span (database, logs and sockets) and in how many write system
+   * calls: counts, which do not move with the machine's load as times do. NaN when unreadable.
+   */
+  serverWrittenBytes: number;
+  serverWriteCalls: number;
 }
 
 /** Anything whose processes can be sampled together (a load generator and its workers). */
@@ -110,6 +116,8 @@ export class Span {
       serverLoopBusy: active + idle > 0 ? active / (active + idle) : 0,
       serverMainOnCpu: share(this.#serverSample, server, "mainRunMs"),
       serverMainWaitingForCpu: share(this.#serverSample, server, "mainWaitMs"),
+      serverWrittenBytes: server.writtenBytes - this.#serverSample.writtenBytes,
+      serverWriteCalls: server.writeCalls - this.#serverSample.writeCalls,
     };
   }
 }

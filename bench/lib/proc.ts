@@ -13,11 +13,17 @@ export interface ProcSample {
   /** The main thread (the event loop): ms on a CPU, and ms runnable but waiting for one. */
   mainRunMs: number;
   mainWaitMs: number;
+  /**
+   * Bytes the process has written (files and sockets) and its write system calls, from
+   * /proc/<pid>/io (`wchar`, `syscw`); NaN where that file cannot be read.
+   */
+  writtenBytes: number;
+  writeCalls: number;
 }
 
 /**
- * Reads VmRSS from /proc/<pid>/status, utime + stime from /proc/<pid>/stat, and the main thread's
- * run and run-queue times from /proc/<pid>/schedstat.
+ * Reads VmRSS from /proc/<pid>/status, utime + stime from /proc/<pid>/stat, the main thread's
+ * run and run-queue times from /proc/<pid>/schedstat, and the write counters of /proc/<pid>/io.
  */
 export function sampleProcess(pid: number): ProcSample {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -28,13 +34,26 @@ export function sampleProcess(pid: number): ProcSample {
   // utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3 (state).
   const ticks = Number(fields[11]) + Number(fields[12]);
   const [runNs, waitNs] = fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ").map(Number);
+  const io = readIo(pid);
   return {
     at: performance.now(),
     rssBytes: rssKiB * 1024,
     cpuMs: (ticks * 1000) / clockTicks,
     mainRunMs: (runNs ?? 0) / 1e6,
     mainWaitMs: (waitNs ?? 0) / 1e6,
+    writtenBytes: Number(io.wchar ?? Number.NaN),
+    writeCalls: Number(io.syscw ?? Number.NaN),
   };
+}
+
+/** The fields of /proc/<pid>/io (only readable by the process's owner), or none. */
+function readIo(pid: number): Record<string, string> {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/io`, "utf8");
+    return Object.fromEntries(text.split("\n").map((line) => line.split(": ")));
+  } catch {
+    return {};
+  }
 }
 
 /** CPU time of the whole machine so far, over all cores, in ms (the first line of /proc/stat). */
@@ -74,6 +93,8 @@ export function sampleProcesses(pids: readonly number[]): ProcSample {
     cpuMs: samples.reduce((sum, s) => sum + s.cpuMs, 0),
     mainRunMs: samples.reduce((sum, s) => sum + s.mainRunMs, 0),
     mainWaitMs: samples.reduce((sum, s) => sum + s.mainWaitMs, 0),
+    writtenBytes: samples.reduce((sum, s) => sum + s.writtenBytes, 0),
+    writeCalls: samples.reduce((sum, s) => sum + s.writeCalls, 0),
   };
 }
 
