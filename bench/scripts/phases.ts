@@ -207,7 +207,10 @@ export async function benchTarget(
             `${load.measured - load.received} of ${load.measured} missing` +
             (stored === null ? "" : `, ${stored} of ${load.sent} stored`) +
             `; server ${Math.round(cpu.serverPercent)} % CPU ` +
-            `(loop ${Math.round(cpu.serverLoopBusy * 100)} % busy), wrote ${Math.round(cpu.serverWrittenBytes / 1e6)} MB in ${cpu.serverWriteCalls} calls, ` +
+            `(loop ${Math.round(cpu.serverLoopBusy * 100)} % busy), ` +
+            (Number.isFinite(cpu.serverWrittenBytes)
+              ? `wrote ${Math.round(cpu.serverWrittenBytes / 1e6)} MB in ${cpu.serverWriteCalls} calls, `
+              : "") +
             `peak RSS ${Math.round(serverPeakRssBytes / 1048576)} MiB, ` +
             `generator ${Math.round(cpu.generatorPercent)} %, ` +
             `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %` +
