@@ -14,6 +14,8 @@ export interface TargetOptions {
   heartbeatSeconds: number;
   /** Node flags for the server process (--cpu-prof when profiling). */
   nodeFlags?: string[];
+  /** More environment for the sdk server (the slow-disk shim). */
+  env?: Record<string, string>;
 }
 
 /** A server under test: started, stopped and restarted as a child process on a fixed port. */
@@ -22,12 +24,14 @@ export abstract class Target {
   readonly port: number;
   readonly heartbeatSeconds: number;
   readonly nodeFlags: string[];
+  readonly env: Record<string, string>;
   #child: Child | undefined;
 
   constructor(port: number, options: TargetOptions) {
     this.port = port;
     this.heartbeatSeconds = options.heartbeatSeconds;
     this.nodeFlags = options.nodeFlags ?? [];
+    this.env = options.env ?? {};
   }
 
   /** The address the devices dial (`host:port`, ws://). */
@@ -108,6 +112,7 @@ export class SdkTarget extends Target {
         LOG_LEVEL: "warn",
         LOG_FORMAT: "json",
         HEARTBEAT_SECONDS: String(this.heartbeatSeconds),
+        ...this.env,
       },
     });
   }
@@ -175,12 +180,12 @@ export function startTarget(
   name: string,
   source: ServerSource,
   referenceScript: string,
-  options: { heartbeatSeconds: number; profileDir?: string },
+  options: { heartbeatSeconds: number; profileDir?: string; env?: Record<string, string> },
 ): Promise<Target> {
   const nodeFlags = options.profileDir
     ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.profileDir)}`]
     : [];
-  const targetOptions = { heartbeatSeconds: options.heartbeatSeconds, nodeFlags };
+  const targetOptions = { heartbeatSeconds: options.heartbeatSeconds, nodeFlags, env: options.env };
   return name === "sdk"
     ? SdkTarget.create(source, targetOptions)
     : ReferenceTarget.create(referenceScript, targetOptions);

@@ -48,13 +48,16 @@ export interface Options {
   quietTimeoutSeconds: number;
   /** Measure the sdk server of this commit (exported), not the working tree. */
   serverRef: string | undefined;
+  /** Each fsync of the sdk server takes this much longer (ms; 0: as the disk is). */
+  fsyncDelayMs: number;
 }
 
 const usage = `usage: node bench/scripts/run.ts [--devices 100,1000] [--rates 1000,5000,10000] [--seconds S]
        [--watch N] [--drain-seconds S] [--call-seconds S] [--only calls|e2e|sdk|reference]
        [--timeout-minutes M] [--out FILE] [--profile DIR] [--no-wait]
        [--overload-factor F] [--overload-seconds S] [--overload-drain-seconds S] [--quiet-timeout S]
-       [--instances N] [--database-url postgres://…] [--nats-url nats://…] [--server-ref GIT-REF]`;
+       [--instances N] [--database-url postgres://…] [--nats-url nats://…] [--server-ref GIT-REF]
+       [--fsync-delay-ms MS]`;
 
 function list(name: string, raw: string | undefined, fallback: number[]): number[] {
   if (raw === undefined) return fallback;
@@ -84,6 +87,7 @@ export function parseOptions(argv: string[]): Options {
       "database-url": { type: "string" },
       "nats-url": { type: "string" },
       "server-ref": { type: "string" },
+      "fsync-delay-ms": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -130,5 +134,9 @@ export function parseOptions(argv: string[]): Options {
     quietTimeoutSeconds:
       values["quiet-timeout"] === "0" ? 0 : positive("quiet-timeout", values["quiet-timeout"], 60, usage),
     serverRef: values["server-ref"],
+    fsyncDelayMs:
+      values["fsync-delay-ms"] === undefined
+        ? 0
+        : positive("fsync-delay-ms", values["fsync-delay-ms"], 0, usage),
   };
 }

@@ -11,6 +11,7 @@
  *
  * Prints progress and Markdown tables; writes bench/results/scripts-<date>.json.
  */
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Child } from "../lib/child.ts";
@@ -20,6 +21,7 @@ import { waitQuiet } from "../lib/measure.ts";
 import { machineInfo, openFilesLimit, otherBenchmarks } from "../lib/proc.ts";
 import { progressLog, runBench, waitForOtherBenchmarks } from "../lib/run.ts";
 import { exportRef, type ServerSource, workingTree } from "../lib/server-source.ts";
+import { slowFsyncEnv } from "../lib/slow-fsync.ts";
 import { startTarget, type Target } from "../lib/targets.ts";
 import { measureCalls } from "./calls.ts";
 import type { LoadGenerator } from "./generator.ts";
@@ -87,6 +89,13 @@ async function main(): Promise<void> {
   const source = options.serverRef ? exportRef(options.serverRef) : workingTree();
   live.source = source;
   log(`sdk server: ${source.description}`);
+  let serverEnv: Record<string, string> | undefined;
+  if (options.fsyncDelayMs > 0) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-bench-fsync-"));
+    process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+    serverEnv = slowFsyncEnv(dir, options.fsyncDelayMs);
+    log(`  a slow disk: each fsync of the sdk server takes ${options.fsyncDelayMs} ms more (LD_PRELOAD)`);
+  }
   const loadAtStart = os.loadavg();
 
   log("building the bench scripts with @sdk/build");
@@ -129,6 +138,7 @@ async function main(): Promise<void> {
           : await startTarget(name, source, "bench/scripts/reference-server.ts", {
               heartbeatSeconds,
               profileDir: options.profileDir,
+              env: serverEnv,
             });
       live.targets.add(target);
       try {
