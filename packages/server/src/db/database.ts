@@ -6,7 +6,8 @@ import type pg from "pg";
 import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
-import { WriteBatcher } from "./write-batcher.ts";
+import { SqliteWriter } from "./sqlite-writer.ts";
+import { type Committer, kyselyCommitter, WriteBatcher } from "./write-batcher.ts";
 
 type Dialect = "sqlite" | "postgres";
 
@@ -14,6 +15,8 @@ export interface Database {
   db: Kysely<DB>;
   /** Group commit for frequent small writes. */
   batcher: WriteBatcher;
+  /** What the batcher commits through: SQLite's writer thread (sqlite-writer.ts), or `db`. */
+  committer: Committer;
   dialect: Dialect;
   /** Where the data lives, for logs: a file path or a host/database. */
   location: string;
@@ -54,6 +57,12 @@ const INT8_OID = 20;
 const vacuumAtBootMaxBytes = 64 * 1024 * 1024;
 /** A WAL that grew past this during a burst is truncated back to it after each checkpoint. */
 const journalSizeLimitBytes = 64 * 1024 * 1024;
+/**
+ * How long the writer thread's commit waits for the main connection's write lock (a project's
+ * delete can hold it for seconds). It blocks no socket while it waits, and a commit given up would
+ * lose the device rows queued in it.
+ */
+const writerBusyTimeoutMs = 60_000;
 
 /** Free bytes of the filesystem holding `dir` for an unprivileged process, `null` if unknown. */
 function freeBytesSync(dir: string): number | null {
@@ -139,6 +148,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let reclaimSpace = async (_pages: number) => {};
   let checkpoint = async () => {};
   let walBytes = () => 0;
+  let startWriter: ((fallback: Committer) => Promise<SqliteWriter>) | null = null;
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -179,11 +189,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     };
     dialect = "sqlite";
+    if (!sqlite.exclusive)
+      startWriter = (fallback) =>
+        SqliteWriter.start(
+          {
+            file: location,
+            busyTimeoutMs: Math.max(options.sqliteBusyTimeoutMs ?? 0, writerBusyTimeoutMs),
+            journalSizeLimitBytes,
+          },
+          fallback,
+        );
   }
-  const batcher = new WriteBatcher(db, { maxQueued: options.writeQueueMaxRows });
+  let writer: SqliteWriter | null = null;
+  const onConnection = kyselyCommitter(db);
+  const committer: Committer = { commit: (txs) => (writer ?? onConnection).commit(txs) };
+  const batcher = new WriteBatcher(committer, { maxQueued: options.writeQueueMaxRows });
   const database: Database = {
     db,
     batcher,
+    committer,
     dialect,
     location,
     reclaimSpace: (pages) => reclaimSpace(pages),
@@ -192,6 +216,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     ...(notice ? { notice } : {}),
     close: async () => {
       await batcher.drain();
+      await writer?.close();
       await db.destroy();
     },
   };
@@ -204,6 +229,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         `Upgrading the database (${Math.round(fs.statSync(location).size / 1048576)} MB): ${slow.join(", ")}; this may take a while, the server starts once it is done`,
       );
     await migrateToLatest(db as Kysely<unknown>, schema);
+    // After the migrations: the thread's connection opens the schema they left.
+    if (startWriter) writer = await startWriter(onConnection);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

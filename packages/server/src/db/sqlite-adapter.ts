@@ -9,13 +9,21 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
 /** SQLITE_IOERR_SHMSIZE: the -shm file could not be grown (no space left). */
 const sqliteIoErrShmSize = 4874;
 
-export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase & { raw: DatabaseSync } {
+export function openSqlite(
+  file: string,
+  busyTimeoutMs: number,
+): SqliteDatabase & {
+  raw: DatabaseSync;
+  /** Opened in exclusive locking mode (a full disk): no other connection can open the file. */
+  exclusive: boolean;
+} {
   // The database holds password and token hashes: only the server's user may read it. SQLite gives
   // the -wal and -shm files the same mode as the database file.
   fs.closeSync(fs.openSync(file, "a", 0o600));
   fs.chmodSync(file, 0o600);
   const open = () => new DatabaseSync(file, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
   let raw = open();
+  let exclusive = false;
   try {
     raw.exec("PRAGMA journal_mode = WAL");
   } catch (error) {
@@ -26,6 +34,7 @@ export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase 
     raw.close();
     raw = open();
     raw.exec("PRAGMA locking_mode = EXCLUSIVE");
+    exclusive = true;
     raw.exec("PRAGMA journal_mode = WAL");
   }
   // FULL: a committed write survives a power cut, which small boards on SD cards do see.
@@ -37,11 +46,16 @@ export function openSqlite(file: string, busyTimeoutMs: number): SqliteDatabase 
   const maxCached = 500;
   return {
     raw,
+    exclusive,
     close: () => {
       cache.clear();
       raw.close();
     },
-    prepare(sql: string): SqliteStatement {
+    prepare(query: string): SqliteStatement {
+      // Kysely begins its transactions with a plain `begin`, which takes the write lock only at the
+      // first write; had the writer thread (sqlite-writer.ts) committed since the transaction's
+      // first read, that write would fail at once (SQLITE_BUSY_SNAPSHOT) instead of waiting.
+      const sql = query === "begin" ? "begin immediate" : query;
       const cached = cache.get(sql);
       if (cached) return cached;
       const stmt = raw.prepare(sql);

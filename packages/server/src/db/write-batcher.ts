@@ -1,21 +1,59 @@
-import type { Kysely, Transaction } from "kysely";
+import { type Compilable, type CompiledQuery, isCompilable, type Kysely, type QueryResult } from "kysely";
 import type { DB } from "./schema.ts";
 
-type Work = (tx: Transaction<DB>) => Promise<void>;
+/** What a lane writes for the rows of one commit. */
+interface LanePlan {
+  /** Run in order inside the commit's transaction. */
+  statements: CompiledQuery[];
+  /** Once the transaction has committed: each statement's result, in order (rows in camelCase). */
+  committed?(results: QueryResult<unknown>[]): void;
+}
 
 /**
- * Rows of one kind (a device's state, its log lines) that a batch writes together: `write` gets
- * every row of its lane queued in the batch, in the order queued, inside the batch's transaction,
- * so it can coalesce them and insert them with a few multi-row statements.
+ * Rows of one kind (a device's state, its log lines) that a batch writes together: `plan` gets
+ * every row of its lane queued in the batch, in the order queued, so it can coalesce them and write
+ * them with a few multi-row statements. The statements are plain SQL with their parameters, so the
+ * commit can run where the main thread does not wait for it (SQLite: sqlite-writer.ts).
  */
 export interface Lane<Row> {
-  write(tx: Transaction<DB>, rows: Row[]): Promise<void>;
+  plan(rows: Row[]): LanePlan;
   /**
    * How long (ms) a row may wait for others to share its commit. Without it a row is committed in
    * the next turn of the event loop. A reconnect storm's hellos arrive about one per turn, so their
    * presence and log rows would cost a transaction each; waiting a few ms lets hundreds share one.
    */
   readonly patienceMs?: number;
+}
+
+/** One transaction's statements' results, or the error that rolled it back. */
+export type CommitResult = { ok: true; results: QueryResult<unknown>[] } | { ok: false; error: unknown };
+
+/** Runs transactions of compiled statements: on the database's own connection, or in a writer thread. */
+export interface Committer {
+  /** Runs each list of statements in a transaction of its own, one after another. */
+  commit(txs: CompiledQuery[][]): Promise<CommitResult[]>;
+}
+
+/** The committer on a Kysely connection (PostgreSQL; SQLite when the writer thread cannot be used). */
+export function kyselyCommitter(db: Kysely<DB>): Committer {
+  return {
+    async commit(txs) {
+      const outcomes: CommitResult[] = [];
+      for (const statements of txs) {
+        try {
+          const results = await db.transaction().execute(async (tx) => {
+            const out: QueryResult<unknown>[] = [];
+            for (const statement of statements) out.push(await tx.executeQuery(statement));
+            return out;
+          });
+          outcomes.push({ ok: true, results });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
+    },
+  };
 }
 
 /**
@@ -26,7 +64,7 @@ export interface Lane<Row> {
 export const connectionRowsPatienceMs = 10;
 
 interface Queued {
-  work: Work | null;
+  statements: CompiledQuery[] | null;
   lane: Lane<unknown> | null;
   row: unknown;
   /** When (performance.now()) this write wants its commit to start at the latest. */
@@ -57,7 +95,7 @@ export interface WriteBatcherOptions {
  * for company; any other write queued meanwhile takes them along in its commit.
  */
 export class WriteBatcher {
-  readonly #db: Kysely<DB>;
+  readonly #committer: Committer;
   readonly #maxBatch: number;
   readonly #maxQueued: number;
   #queue: Queued[] = [];
@@ -69,15 +107,17 @@ export class WriteBatcher {
   #flushIndex = 0;
   #room: { promise: Promise<void>; open(): void } | null = null;
 
-  constructor(db: Kysely<DB>, options: number | WriteBatcherOptions = {}) {
+  constructor(committer: Committer, options: number | WriteBatcherOptions = {}) {
     const o = typeof options === "number" ? { maxBatch: options } : options;
-    this.#db = db;
+    this.#committer = committer;
     this.#maxQueued = o.maxQueued ?? 20_000;
     this.#maxBatch = Math.min(o.maxBatch ?? 2000, this.#maxQueued);
   }
 
-  run(work: Work): Promise<void> {
-    return this.#enqueue(work, null, undefined);
+  /** Queues statements to run in order in the next commit; settles when committed. */
+  run(...statements: (Compilable | CompiledQuery)[]): Promise<void> {
+    const compiled = statements.map((s) => (isCompilable(s) ? s.compile() : s));
+    return this.#enqueue(compiled, null, undefined);
   }
 
   /** Queues one row of a lane; settles when committed. */
@@ -123,7 +163,7 @@ export class WriteBatcher {
     }
   }
 
-  #enqueue(work: Work | null, lane: Lane<unknown> | null, row: unknown): Promise<void> {
+  #enqueue(statements: CompiledQuery[] | null, lane: Lane<unknown> | null, row: unknown): Promise<void> {
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
     const done = new Promise<void>((res, rej) => {
@@ -135,7 +175,7 @@ export class WriteBatcher {
       () => {},
     );
     const due = performance.now() + (lane?.patienceMs ?? 0);
-    this.#queue.push({ work, lane, row, due, resolve, reject, settled });
+    this.#queue.push({ statements, lane, row, due, resolve, reject, settled });
     this.#schedule(due);
     return done;
   }
@@ -177,20 +217,54 @@ export class WriteBatcher {
     const batch = this.#queue.splice(0, this.#maxBatch);
     if (batch.length === 0) return;
     const started = performance.now();
+    let together: PlannedCommit | null = null;
+    let outcome: CommitResult | undefined;
     try {
-      await this.#db.transaction().execute((tx) => write(tx, batch));
-      for (const item of batch) item.resolve();
+      together = plan(batch);
+      [outcome] = await this.#committer.commit([together.statements]);
     } catch {
-      for (const item of batch) {
+      // planned or committed alone below, so that one bad write fails alone
+    } finally {
+      this.#recentFlushMs[this.#flushIndex++ % this.#recentFlushMs.length] = performance.now() - started;
+    }
+    if (together && outcome?.ok) {
+      try {
+        together.committed(outcome.results);
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        for (const item of batch) item.reject(error); // committed, but a lane could not read its results
+      }
+      return;
+    }
+    const alone: (PlannedCommit | null)[] = batch.map((item) => {
+      try {
+        return plan([item]);
+      } catch (error) {
+        item.reject(error);
+        return null;
+      }
+    });
+    const planned = alone.flatMap((p, i) => (p ? [{ p, item: batch[i]! }] : []));
+    let outcomes: CommitResult[];
+    try {
+      outcomes = await this.#committer.commit(planned.map(({ p }) => p.statements));
+    } catch (error) {
+      for (const { item } of planned) item.reject(error);
+      return;
+    }
+    for (const [i, { p, item }] of planned.entries()) {
+      const outcome = outcomes[i];
+      if (!outcome) item.reject(new Error("the commit gave no outcome for this write"));
+      else if (!outcome.ok) item.reject(outcome.error);
+      else {
         try {
-          await this.#db.transaction().execute((tx) => write(tx, [item]));
+          p.committed(outcome.results);
           item.resolve();
         } catch (error) {
           item.reject(error);
         }
       }
     }
-    this.#recentFlushMs[this.#flushIndex++ % this.#recentFlushMs.length] = performance.now() - started;
   }
 }
 
@@ -200,16 +274,37 @@ function earliestDue(queue: readonly Queued[]): number {
   return due;
 }
 
-/** Runs the batch's work in order, then each lane's rows (in the order its first row was queued). */
-async function write(tx: Transaction<DB>, batch: readonly Queued[]): Promise<void> {
+interface PlannedCommit {
+  statements: CompiledQuery[];
+  committed(results: QueryResult<unknown>[]): void;
+}
+
+/**
+ * One transaction for the batch: the statements queued with `run` in order, then each lane's rows
+ * (in the order its first row was queued); `committed` hands each lane its statements' results.
+ */
+function plan(batch: readonly Queued[]): PlannedCommit {
+  const statements: CompiledQuery[] = [];
   const lanes = new Map<Lane<unknown>, unknown[]>();
   for (const item of batch) {
-    if (item.work) await item.work(tx);
+    if (item.statements) statements.push(...item.statements);
     else if (item.lane) {
       const rows = lanes.get(item.lane);
       if (rows) rows.push(item.row);
       else lanes.set(item.lane, [item.row]);
     }
   }
-  for (const [lane, rows] of lanes) await lane.write(tx, rows);
+  const after: { from: number; to: number; committed: (results: QueryResult<unknown>[]) => void }[] = [];
+  for (const [lane, rows] of lanes) {
+    const p = lane.plan(rows);
+    const from = statements.length;
+    statements.push(...p.statements);
+    if (p.committed) after.push({ from, to: statements.length, committed: p.committed });
+  }
+  return {
+    statements,
+    committed: (results) => {
+      for (const { from, to, committed } of after) committed(results.slice(from, to));
+    },
+  };
 }

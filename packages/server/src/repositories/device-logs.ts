@@ -29,11 +29,12 @@ export function deviceLogsRepository(db: Kysely<DB>, batcher: WriteBatcher) {
   /** One commit's log lines in a few multi-row inserts, then the trims asked for (once per device). */
   const lane: Lane<{ row: DeviceLogRow; pruneTo?: number }> = {
     patienceMs: connectionRowsPatienceMs,
-    async write(tx, items) {
-      for (const query of insertRows(items.map((i) => i.row))) await tx.executeQuery(query);
+    plan(items) {
+      const statements = insertRows(items.map((i) => i.row));
       const prune = new Map<string, number>();
       for (const i of items) if (i.pruneTo !== undefined) prune.set(i.row.deviceId, i.pruneTo);
-      for (const [deviceId, keep] of prune) await tx.executeQuery(pruneTo({ deviceId, keep }));
+      for (const [deviceId, keep] of prune) statements.push(pruneTo({ deviceId, keep }));
+      return { statements };
     },
   };
 

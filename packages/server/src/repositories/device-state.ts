@@ -60,7 +60,7 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    * it once), every value into the history, and the trims asked for, in a few prepared statements.
    */
   const stateLane: Lane<StateRow> = {
-    async write(tx, rows) {
+    plan(rows) {
       const latest = new Map<string, StateRow>();
       const prune = new Map<string, StateRow>();
       for (const row of rows) {
@@ -75,7 +75,6 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         value: r.value,
         updatedAt: r.at,
       }));
-      for (const query of upsertLatest(upserts)) await tx.executeQuery(query);
       const history = rows.map((r) => ({
         id: r.historyId,
         deviceId: r.deviceId,
@@ -83,10 +82,10 @@ export function deviceStateRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         value: r.value,
         at: r.at,
       }));
-      for (const query of insertHistory(history)) await tx.executeQuery(query);
-      for (const r of prune.values()) {
-        await tx.executeQuery(pruneEntity({ deviceId: r.deviceId, entityId: r.entityId, keep: r.pruneTo }));
-      }
+      const statements = [...upsertLatest(upserts), ...insertHistory(history)];
+      for (const r of prune.values())
+        statements.push(pruneEntity({ deviceId: r.deviceId, entityId: r.entityId, keep: r.pruneTo }));
+      return { statements };
     },
   };
 

@@ -1,5 +1,5 @@
 import type { ConnectionState } from "@sdk/protocol";
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from "kysely";
+import type { CompiledQuery, Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from "kysely";
 import type { DB, DevicesTable } from "../db/schema.ts";
 import { connectionRowsPatienceMs, type Lane, type WriteBatcher } from "../db/write-batcher.ts";
 import { type Viewer, visibleProjectIds } from "./viewer.ts";
@@ -103,7 +103,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    */
   const presenceLane: Lane<Presence> = {
     patienceMs: connectionRowsPatienceMs,
-    async write(tx, rows) {
+    plan(rows) {
       const latest = new Map<string, Presence>();
       const byId = new Map<string, Presence[]>();
       /** Online writes with a generation (a cluster's hellos): the newest per device, written last. */
@@ -132,6 +132,9 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         if (same) same.push(row);
         else byId.set(row.id, [row]);
       }
+      const statements: CompiledQuery[] = [];
+      /** The statements whose returned ids tell which rows applied: by index, their ids and rows. */
+      const checks = new Map<number, { some: string[]; spareOf: (id: string) => Presence[] }>();
       // (A hello queued after an offline of the same device: the offline first, then the hello.)
       for (const changes of [latest, claims]) {
         const groups = new Map<string, { values: Omit<Presence, "id" | "spared">; ids: string[] }>();
@@ -147,7 +150,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         for (const { values, ids } of groups.values()) {
           for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
             const some = ids.slice(i, i + maxIdsPerStatement);
-            const update = tx
+            const update = db
               .updateTable("devices")
               .set({
                 status: values.status,
@@ -157,33 +160,41 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
               })
               .where("id", "in", some);
             if (values.status === "online" && changes === latest) {
-              await update.execute();
+              statements.push(update.compile());
               continue;
             }
-            const applied = await (changes === claims
-              ? update.where((eb) =>
-                  eb(
-                    eb.refTuple("id", "claimSeq"),
-                    "in",
-                    some.map((id) => eb.tuple(id, claims.get(id)?.generation ?? 0)),
-                  ),
-                )
-              : update.where((eb) =>
-                  eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]),
-                )
-            )
-              .returning("id")
-              .execute();
-            if (applied.length === some.length) continue;
-            const done = new Set(applied.map((r) => r.id));
-            for (const id of some) {
-              if (done.has(id)) continue;
-              for (const row of changes === claims ? [claims.get(id)!] : (byId.get(id) ?? []))
-                row.spared = true;
-            }
+            statements.push(
+              (changes === claims
+                ? update.where((eb) =>
+                    eb(
+                      eb.refTuple("id", "claimSeq"),
+                      "in",
+                      some.map((id) => eb.tuple(id, claims.get(id)?.generation ?? 0)),
+                    ),
+                  )
+                : update.where((eb) =>
+                    eb.or([eb("instanceId", "=", values.instanceId), eb("instanceId", "is", null)]),
+                  )
+              )
+                .returning("id")
+                .compile(),
+            );
+            const spareOf = (id: string) => (changes === claims ? [claims.get(id)!] : (byId.get(id) ?? []));
+            checks.set(statements.length - 1, { some, spareOf });
           }
         }
       }
+      return {
+        statements,
+        committed(results) {
+          for (const [index, { some, spareOf }] of checks) {
+            const applied = results[index]!.rows as { id: string }[];
+            if (applied.length === some.length) continue;
+            const done = new Set(applied.map((r) => r.id));
+            for (const id of some) if (!done.has(id)) for (const row of spareOf(id)) row.spared = true;
+          }
+        },
+      };
     },
   };
 
@@ -193,7 +204,7 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
    */
   const generationLane: Lane<Generation> = {
     patienceMs: connectionRowsPatienceMs,
-    async write(tx, rows) {
+    plan(rows) {
       const counts = new Map<string, number>();
       for (const row of rows) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
       const byCount = new Map<number, string[]>();
@@ -202,26 +213,35 @@ export function devicesRepository(db: Kysely<DB>, batcher: WriteBatcher) {
         if (ids) ids.push(id);
         else byCount.set(count, [id]);
       }
-      const top = new Map<string, number>();
+      const statements: CompiledQuery[] = [];
       for (const [count, ids] of byCount)
-        for (let i = 0; i < ids.length; i += maxIdsPerStatement) {
-          const bumped = await tx
-            .updateTable("devices")
-            .set((eb) => ({ claimSeq: eb("claimSeq", "+", count) }))
-            .where("id", "in", ids.slice(i, i + maxIdsPerStatement))
-            .returning(["id", "claimSeq"])
-            .execute();
-          for (const r of bumped) top.set(r.id, Number(r.claimSeq));
-        }
-      // Several connections of one device in one commit: numbered in the order they came.
-      const taken = new Map<string, number>();
-      for (const row of rows) {
-        const last = top.get(row.id);
-        if (last === undefined) continue;
-        const n = taken.get(row.id) ?? 0;
-        taken.set(row.id, n + 1);
-        row.generation = last - counts.get(row.id)! + 1 + n;
-      }
+        for (let i = 0; i < ids.length; i += maxIdsPerStatement)
+          statements.push(
+            db
+              .updateTable("devices")
+              .set((eb) => ({ claimSeq: eb("claimSeq", "+", count) }))
+              .where("id", "in", ids.slice(i, i + maxIdsPerStatement))
+              .returning(["id", "claimSeq"])
+              .compile(),
+          );
+      return {
+        statements,
+        committed(results) {
+          const top = new Map<string, number>();
+          for (const result of results)
+            for (const r of result.rows as { id: string; claimSeq: number | bigint }[])
+              top.set(r.id, Number(r.claimSeq));
+          // Several connections of one device in one commit: numbered in the order they came.
+          const taken = new Map<string, number>();
+          for (const row of rows) {
+            const last = top.get(row.id);
+            if (last === undefined) continue;
+            const n = taken.get(row.id) ?? 0;
+            taken.set(row.id, n + 1);
+            row.generation = last - counts.get(row.id)! + 1 + n;
+          }
+        },
+      };
     },
   };
 
