@@ -181,8 +181,17 @@ function defineTests(): void {
     created.volumes.push(volume);
     await podman(["volume", "create", volume]);
     const first = `sdk-image-test-a-${process.pid}`;
-    const { url, port } = await run(first, `sdk:${version}`, volume);
+    // The group commit in its thread, whose entry the image ships compiled too (the default, auto,
+    // keeps it on the main thread on a quick disk).
+    const { url, port } = await run(first, `sdk:${version}`, volume, {
+      extra: ["--env", "SQLITE_COMMIT_THREAD=on"],
+    });
     await waitForHealth(first, url, 120_000);
+    await waitUntil(
+      async () => /"commitThread":true/.test(await logs(first)),
+      10_000,
+      "the listening line: commits in the writer thread",
+    );
 
     assert.equal((await fetch(`${url}/ready`)).status, 200);
     const home = await fetch(`${url}/`);
@@ -284,6 +293,10 @@ export default class Answer extends DeviceScript {
     assert.deepEqual(
       (await client.api.listProjects()).map((p) => p.name),
       ["greenhouse"],
+    );
+    assert.ok(
+      (await client.api.getDeviceState({ params: ids })).some((v) => v.value === 42),
+      "the script's state, committed by the first container's writer thread, kept on the volume",
     );
     await waitUntil(
       async () => (await client.api.getDevice({ params: ids }).catch(() => undefined))?.status === "online",

@@ -14,6 +14,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { slowFsyncEnv } from "@sdk/test-helpers";
 import type { Child } from "../lib/child.ts";
 import { PostgresTarget } from "../lib/cluster-target.ts";
 import { resultsFile, writeResults } from "../lib/json.ts";
@@ -21,7 +22,6 @@ import { waitQuiet } from "../lib/measure.ts";
 import { machineInfo, openFilesLimit, otherBenchmarks } from "../lib/proc.ts";
 import { progressLog, runBench, waitForOtherBenchmarks } from "../lib/run.ts";
 import { exportRef, type ServerSource, workingTree } from "../lib/server-source.ts";
-import { slowFsyncEnv } from "../lib/slow-fsync.ts";
 import { startTarget, type Target } from "../lib/targets.ts";
 import { measureCalls } from "./calls.ts";
 import type { LoadGenerator } from "./generator.ts";

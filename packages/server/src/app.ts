@@ -162,6 +162,7 @@ async function buildServer(options: ServerOptions, dataDirWarning: string | unde
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     writeQueueMaxRows: config.writeQueueMaxRows,
+    commitThread: config.sqliteCommitThread,
     onSlowStep: (message) => logger.warn(message),
   });
   if (database.notice) logger.warn(database.notice);

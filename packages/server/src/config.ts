@@ -74,6 +74,8 @@ export interface Config {
   webhooks: { allowPrivate: PrivateRange[] };
   /** Device state and log rows queued for the group commit at most; writers wait for room beyond it. */
   writeQueueMaxRows: number;
+  /** SQLite: the group commit in a thread of its own (`on`), on the main thread (`off`), or by the disk's speed (`auto`). */
+  sqliteCommitThread: "auto" | "on" | "off";
   /** One instance of a cluster (NATS_URL set, docs/scaling.md); `null`: one process on its own. */
   cluster: ClusterConfig | null;
   /** The key env vars and webhook secrets are encrypted with (default `<dataDir>/secret.key`). */
@@ -310,6 +312,7 @@ export function loadConfig(
     },
     webhooks: { allowPrivate: webhookAllowPrivate(env) },
     writeQueueMaxRows: integer(env, "WRITE_QUEUE_MAX_ROWS", 20_000, 10, 1_000_000),
+    sqliteCommitThread: oneOf(env, "SQLITE_COMMIT_THREAD", "auto", ["auto", "on", "off"] as const),
     cluster: cluster(env),
     secretKeyFile: env.SECRET_KEY_FILE?.trim()
       ? path.resolve(cwd, env.SECRET_KEY_FILE.trim())

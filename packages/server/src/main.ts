@@ -33,6 +33,13 @@ async function main(): Promise<void> {
       dataDir: config.dataDir,
       database: server.database.dialect,
       location: server.database.location,
+      ...(server.database.dialect === "sqlite"
+        ? {
+            commitThread: server.database.commits.thread,
+            diskSyncMs:
+              server.database.commits.diskSyncMs && Number(server.database.commits.diskSyncMs.toFixed(2)),
+          }
+        : {}),
     },
     `sdk server ${serverVersion} listening on ${url}`,
   );

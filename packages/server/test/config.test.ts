@@ -16,6 +16,8 @@ test("defaults: port 8080 on all interfaces, SQLite under ./data, registration o
   assert.deepEqual(config.rateLimit, { maxAttempts: 10, windowSeconds: 300 });
   assert.equal(config.sessionMaxAgeDays, 30);
   assert.equal(config.trustProxy, false);
+  assert.equal(config.sqliteCommitThread, "auto", "the group commit's thread chosen by the disk's speed");
+  assert.equal(loadConfig({ SQLITE_COMMIT_THREAD: "on" }, "/").sqliteCommitThread, "on");
 });
 
 test("values are parsed and normalised", () => {
@@ -52,6 +54,7 @@ test("an invalid value is one clear message naming the variable and what it acce
     [{ PUBLIC_URL: "pi.local" }, /^PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/],
     [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, /^RATE_LIMIT_WINDOW_SECONDS must be a whole number from 1/],
     [{ HOST: "a b" }, /^HOST must be/],
+    [{ SQLITE_COMMIT_THREAD: "yes" }, /^SQLITE_COMMIT_THREAD must be one of auto, on, off \(got "yes"\)$/],
   ];
   for (const [env, message] of cases) {
     assert.throws(

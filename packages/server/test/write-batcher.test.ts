@@ -1,4 +1,4 @@
-// The write batcher on a real SQLite file, committing through the writer thread: group commit,
+// The write batcher on a real SQLite file, committing through the writer thread (commitThread "on"): group commit,
 // order, one bad write failing alone, and the barrier reads use.
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -11,7 +11,12 @@ import { tempDir } from "./helpers/server.ts";
 async function open(t: TestContext): Promise<Database & { file: string }> {
   const dataDir = tempDir(t, "sdk-batcher-");
   // A generous busy timeout: some tests hold the write lock from another connection meanwhile.
-  const database = await openDatabase({ dataDir, databaseUrl: null, sqliteBusyTimeoutMs: 60_000 });
+  const database = await openDatabase({
+    dataDir,
+    databaseUrl: null,
+    sqliteBusyTimeoutMs: 60_000,
+    commitThread: "on",
+  });
   t.after(() => database.close());
   return Object.assign(database, { file: database.location });
 }
@@ -353,11 +358,11 @@ test("a transaction on the main connection that reads, then writes, waits for th
 
 test("writes queued before close() are committed; the database reopens with them", async (t) => {
   const dataDir = tempDir(t, "sdk-batcher-");
-  const first = await openDatabase({ dataDir, databaseUrl: null });
+  const first = await openDatabase({ dataDir, databaseUrl: null, commitThread: "on" });
   const writes = ["x", "y"].map((id) => first.batcher.run(inserter(first)(id)));
   await first.close();
   await Promise.all(writes);
-  const again = await openDatabase({ dataDir, databaseUrl: null });
+  const again = await openDatabase({ dataDir, databaseUrl: null, commitThread: "on" });
   t.after(() => again.close());
   assert.deepEqual(await ids(again), ["x", "y"]);
 });
@@ -365,7 +370,12 @@ test("writes queued before close() are committed; the database reopens with them
 test("a commit waits for a write lock held longer than the main connection's busy timeout instead of losing its rows", async (t) => {
   const dataDir = tempDir(t, "sdk-batcher-");
   // The main connection gives up after 20 ms; the writer thread must not.
-  const database = await openDatabase({ dataDir, databaseUrl: null, sqliteBusyTimeoutMs: 20 });
+  const database = await openDatabase({
+    dataDir,
+    databaseUrl: null,
+    sqliteBusyTimeoutMs: 20,
+    commitThread: "on",
+  });
   t.after(() => database.close());
   const lock = holdWriteLock(t, Object.assign(database, { file: database.location }));
   const write = database.batcher.run(inserter(database)("kept"));

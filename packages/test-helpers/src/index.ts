@@ -11,6 +11,7 @@ export {
   startServerProcess,
   waitForHealth,
 } from "./server-process.ts";
+export { slowFsyncEnv } from "./slow-fsync.ts";
 export { tempDir } from "./temp.ts";
 export { fakeConfigSector, fakeReleaseUf2 } from "./uf2-fixture.ts";
 export { waitUntil, within } from "./wait.ts";

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
+import { diskSyncMs } from "./disk-sync.ts";
 import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
@@ -17,6 +18,11 @@ export interface Database {
   batcher: WriteBatcher;
   /** What the batcher commits through: SQLite's writer thread (sqlite-writer.ts), or `db`. */
   committer: Committer;
+  /**
+   * SQLite: whether the group commit runs in the writer thread, and the disk's sync time that
+   * `commitThread: "auto"` chose by (null when not measured). PostgreSQL: not in a thread.
+   */
+  commits: { thread: boolean; diskSyncMs: number | null };
   dialect: Dialect;
   /** Where the data lives, for logs: a file path or a host/database. */
   location: string;
@@ -42,11 +48,26 @@ export interface DatabaseOptions {
   databaseUrl: string | null;
   /** How long a SQLite write waits for a lock held by another process. */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * SQLite: where the group commit runs. `on`: a writer thread of its own; `off`: the main
+   * thread; `auto` (default): the thread when the data directory's disk is slow to sync.
+   */
+  commitThread?: CommitThreadMode;
   /** Rows queued for the group commit at most (see WriteBatcher.room). */
   writeQueueMaxRows?: number;
   /** Told before a step that may take long on a big database (a migration that builds an index). */
   onSlowStep?: (message: string) => void;
 }
+
+type CommitThreadMode = "auto" | "on" | "off";
+
+/**
+ * From this sync time (ms) on, `auto` commits in the writer thread. On a disk that syncs in 0.1–0.3
+ * ms (an SSD) the commit is mostly CPU, and handing it to a thread costs more than it frees; on a
+ * slow one (an SD card) the main thread would wait for the disk at every commit. bench/README has
+ * the figures.
+ */
+const slowDiskSyncMs = 2;
 
 /** A SQLite file from this size on makes a pending index-building migration worth a notice. */
 const slowMigrationNoticeBytes = 64 * 1024 * 1024;
@@ -149,6 +170,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let checkpoint = async () => {};
   let walBytes = () => 0;
   let startWriter: ((fallback: Committer) => Promise<SqliteWriter>) | null = null;
+  const commits: Database["commits"] = { thread: false, diskSyncMs: null };
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -189,7 +211,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     };
     dialect = "sqlite";
-    if (!sqlite.exclusive)
+    const mode = options.commitThread ?? "auto";
+    if (mode === "auto") commits.diskSyncMs = diskSyncMs(options.dataDir);
+    const inThread =
+      mode === "on" ||
+      (mode === "auto" && commits.diskSyncMs !== null && commits.diskSyncMs >= slowDiskSyncMs);
+    if (inThread && !sqlite.exclusive)
       startWriter = (fallback) =>
         SqliteWriter.start(
           {
@@ -208,6 +235,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     db,
     batcher,
     committer,
+    commits,
     dialect,
     location,
     reclaimSpace: (pages) => reclaimSpace(pages),
@@ -230,7 +258,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       );
     await migrateToLatest(db as Kysely<unknown>, schema);
     // After the migrations: the thread's connection opens the schema they left.
-    if (startWriter) writer = await startWriter(onConnection);
+    if (startWriter) {
+      writer = await startWriter(onConnection);
+      commits.thread = true;
+    }
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

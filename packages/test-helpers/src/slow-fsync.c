@@ -1,5 +1,5 @@
 /*
- * Preloaded into the sdk server by `bench/scripts --fsync-delay-ms N` (LD_PRELOAD): every fsync and
+ * Preloaded into an sdk server (LD_PRELOAD) by `bench/scripts --fsync-delay-ms N` and by tests: every fsync and
  * fdatasync first sleeps N ms (SDK_BENCH_FSYNC_DELAY_MS), as a flush to an SD card or a busy USB
  * disk takes, then runs. Only the calling thread waits, as it would on such a disk.
  */
