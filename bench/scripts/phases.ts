@@ -7,6 +7,7 @@ import { sampleProcess } from "../lib/proc.ts";
 import type { Provisioned } from "../lib/provision.ts";
 import { SdkTarget, type Target } from "../lib/targets.ts";
 import { LoadGenerator } from "./generator.ts";
+import { type HttpProbeResult, startHttpProbe } from "./http-probe.ts";
 import type { LoadStep } from "./messages.ts";
 import type { Options } from "./options.ts";
 import type { Built } from "./project.ts";
@@ -35,6 +36,11 @@ export interface StepResult extends Omit<LoadStep, "type"> {
    * a core, and what the rest used in the last second before it started (% of one core).
    */
   quiet: { waitedMs: number; otherPercent: number };
+  /**
+   * sdk only: the REST API asked during the step (`GET /health` and a device's `GET …/state` in
+   * turn, one at a time, 20 a second at most); absent for the reference and in older results.
+   */
+  http?: HttpProbeResult;
 }
 
 interface FleetResult {
@@ -182,11 +188,20 @@ export async function benchTarget(
         }, rssSampleMs);
         const span = await Span.begin(target.child, generator);
         const endServices = target instanceof PostgresTarget ? await beginServices(peers) : null;
+        const probe = provisioned
+          ? startHttpProbe(
+              `http://${target.server}`,
+              ["/health", `/v1/projects/${provisioned.projectId}/devices/${devices[0]!.deviceId}/state`],
+              provisioned.token,
+            )
+          : null;
         let load: LoadStep;
+        let http: HttpProbeResult | undefined;
         try {
           load = await generator.step(rate, seconds, drainMs);
         } finally {
           clearInterval(sampler);
+          http = await probe?.stop();
         }
         const cpu = await span.end();
         const services = endServices ? await endServices() : undefined;
@@ -212,6 +227,9 @@ export async function benchTarget(
               ? `wrote ${Math.round(cpu.serverWrittenBytes / 1e6)} MB in ${cpu.serverWriteCalls} calls, `
               : "") +
             `peak RSS ${Math.round(serverPeakRssBytes / 1048576)} MiB, ` +
+            (http
+              ? `HTTP p50 ${http.latency.p50Ms} ms, p99 ${http.latency.p99Ms} ms (${http.failed} of ${http.requests} failed), `
+              : "") +
             `generator ${Math.round(cpu.generatorPercent)} %, ` +
             `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %` +
             (services ? `; ${services.map((p) => `${p.name} ${Math.round(p.percent)} %`).join(", ")}` : ""),
@@ -226,6 +244,7 @@ export async function benchTarget(
           settleMs,
           quiet,
           ...(services ? { services } : {}),
+          ...(http ? { http } : {}),
         };
       };
       for (const rate of options.rates) {

@@ -60,7 +60,7 @@ function memoryTable(calls: CallsResult): string {
 }
 
 function stepCells(s: StepResult | undefined): string[] {
-  if (!s) return ["skipped", "", "", "", "", "", "", "", "", "", "", "", ""];
+  if (!s) return ["skipped", "", "", "", "", "", "", "", "", "", "", "", "", ""];
   return [
     cell(s.achievedPerSecond, 0),
     cell(s.latency.p50Ms, 2),
@@ -72,6 +72,7 @@ function stepCells(s: StepResult | undefined): string[] {
     s.stored === null || s.stored === undefined ? "–" : `${cell(s.stored, 0)} / ${cell(s.sent, 0)}`,
     cell(s.cpu.serverPercent, 0),
     cell(s.cpu.serverLoopBusy * 100, 0),
+    s.http ? `${cell(s.http.latency.p50Ms, 2)} / ${cell(s.http.latency.p99Ms, 2)}` : "–",
     cell(mib(s.serverRssBytes), 0),
     s.serverPeakRssBytes === undefined ? "–" : cell(mib(s.serverPeakRssBytes), 0),
     cell(s.cpu.generatorPercent, 0),
@@ -116,6 +117,7 @@ function e2eTable(results: readonly TargetResult[]): string {
           "",
           ratioCell(a.cpu.serverPercent, b.cpu.serverPercent),
           "",
+          "",
           ratioCell(a.serverRssBytes, b.serverRssBytes),
           "",
           "",
@@ -137,6 +139,7 @@ function e2eTable(results: readonly TargetResult[]): string {
       "stored / sent",
       "server CPU (%)",
       "server loop busy (%)",
+      "HTTP p50 / p99 during the step (ms)",
       "server RSS (MiB)",
       "peak RSS (MiB)",
       "generator CPU (%)",
