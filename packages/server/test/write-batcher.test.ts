@@ -270,7 +270,11 @@ test("a patient row alone is committed once its patience is over, and drain() do
   assert.deepEqual(await ids(database), ["alone", "drained"]);
 });
 
-test("one slow commit does not hold back the next one; commits that stay slow space the next ones", async (t) => {
+/**
+ * Three slow commits in a row through a batcher whose committer says whether it waits off the
+ * event loop; whether the next write is then sent at once (not spaced).
+ */
+async function afterThreeSlowCommits(t: TestContext, offLoop: boolean): Promise<boolean> {
   const database = await open(t);
   const insert = inserter(database);
   // A statement that keeps the writer busy for well over a millisecond on any machine.
@@ -278,7 +282,7 @@ test("one slow commit does not hold back the next one; commits that stay slow sp
     sql`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c`.compile(
       database.db,
     );
-  const batcher = new WriteBatcher(database.committer);
+  const batcher = new WriteBatcher({ commit: (txs) => database.committer.commit(txs), offLoop });
   // Spacing is a timer: with timers frozen, a spaced commit cannot start until time is advanced.
   // A commit straight through the same writer thread shows whether this batcher's was sent: the
   // thread answers in the order it was asked.
@@ -302,15 +306,30 @@ test("one slow commit does not hold back the next one; commits that stay slow sp
     if (!(await sentBefore(write))) t.mock.timers.tick(10);
     await write;
   }
-  const spaced = batcher.run(insert("after-three-slow"));
-  assert.equal(await sentBefore(spaced), false, "waits for the spacing");
-  assert.equal(batcher.queued, 1);
-  t.mock.timers.tick(10);
-  await spaced;
+  const next = batcher.run(insert("after-three-slow"));
+  const sentAtOnce = await sentBefore(next);
+  if (!sentAtOnce) {
+    assert.equal(batcher.queued, 1);
+    t.mock.timers.tick(10);
+  }
+  await next;
   assert.deepEqual(
     (await ids(database)).filter((id) => !id.startsWith("probe-")),
     ["after-one-slow", "after-three-slow", "slow-1", "slow-2", "slow-3", "slow-4"],
   );
+  return sentAtOnce;
+}
+
+test("on the event loop's thread, one slow commit does not hold back the next one; commits that stay slow space the next ones", async (t) => {
+  assert.equal(await afterThreeSlowCommits(t, false), false, "waits for the spacing");
+});
+
+test("commits that wait off the event loop (the writer thread) are never spaced", async (t) => {
+  assert.equal(await afterThreeSlowCommits(t, true), true, "sent at once after three slow commits");
+  const database = await open(t);
+  assert.equal(database.committer.offLoop, true, "the database's committer says so while its thread runs");
+  await database.close();
+  assert.equal(database.committer.offLoop, false, "and no longer once closed");
 });
 
 test("the writer thread's connection syncs each commit, checks foreign keys and keeps undo copies in memory", async (t) => {

@@ -229,7 +229,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   let writer: SqliteWriter | null = null;
   const onConnection = kyselyCommitter(db);
-  const committer: Committer = { commit: (txs) => (writer ?? onConnection).commit(txs) };
+  const committer: Committer = {
+    commit: (txs) => (writer ?? onConnection).commit(txs),
+    get offLoop() {
+      return writer?.offLoop ?? false;
+    },
+  };
   const batcher = new WriteBatcher(committer, { maxQueued: options.writeQueueMaxRows });
   const database: Database = {
     db,

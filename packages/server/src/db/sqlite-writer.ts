@@ -85,6 +85,11 @@ export class SqliteWriter implements Committer {
     });
   }
 
+  /** Commits run in the thread (not through the fallback, once it stopped or is closing). */
+  get offLoop(): boolean {
+    return !this.#gone && !this.#closed;
+  }
+
   commit(txs: CompiledQuery[][]): Promise<CommitResult[]> {
     if (this.#gone || this.#closed) return this.#fallback.commit(txs);
     const id = this.#nextId++;

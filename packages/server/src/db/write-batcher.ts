@@ -32,6 +32,11 @@ export type CommitResult = { ok: true; results: QueryResult<unknown>[] } | { ok:
 export interface Committer {
   /** Runs each list of statements in a transaction of its own, one after another. */
   commit(txs: CompiledQuery[][]): Promise<CommitResult[]>;
+  /**
+   * True while its commits wait for the disk off the event loop (SQLite's writer thread): a slow
+   * commit then costs the loop nothing, and the next one is not spaced.
+   */
+  readonly offLoop?: boolean;
 }
 
 /** The committer on a Kysely connection (PostgreSQL; SQLite when the writer thread cannot be used). */
@@ -88,8 +93,10 @@ export interface WriteBatcherOptions {
  * commit (one fsync on SQLite) instead of 1,000. Each caller's promise settles when its write is
  * committed. If a batch fails, its writes are retried one by one so one bad write fails alone.
  *
- * When commits keep taking long (a slow disk), the next one is spaced by as long as the quickest of
- * the last three took, so batches grow instead of the event loop spending its time in fsync. One
+ * When commits keep taking long (a slow disk) on the event loop's thread, the next one is spaced by
+ * as long as the quickest of the last three took, so batches grow instead of the event loop spending
+ * its time in fsync (a committer whose commits wait off the loop is not spaced: the writes queued
+ * meanwhile wait for the commit under way, and go together in the next). One
  * slow commit alone (SQLite copying the WAL back into the database) spaces nothing: the writes
  * queued behind it have already waited for it. Rows of a patient lane wait up to its `patienceMs`
  * for company; any other write queued meanwhile takes them along in its commit.
@@ -184,7 +191,7 @@ export class WriteBatcher {
   #schedule(due: number): void {
     if (this.#running) return; // it schedules what is left when it ends
     const now = performance.now();
-    const spacing = Math.min(Math.min(...this.#recentFlushMs), 10);
+    const spacing = this.#committer.offLoop ? 0 : Math.min(Math.min(...this.#recentFlushMs), 10);
     const full = this.#queue.length >= this.#maxBatch;
     const at = full ? now : Math.max(due, spacing >= 1 ? now + spacing : now);
     if (this.#next && this.#next.at <= at) return;
