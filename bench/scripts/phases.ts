@@ -7,7 +7,7 @@ import { sampleProcess } from "../lib/proc.ts";
 import type { Provisioned } from "../lib/provision.ts";
 import { SdkTarget, type Target } from "../lib/targets.ts";
 import { LoadGenerator } from "./generator.ts";
-import { type HttpProbeResult, startHttpProbe } from "./http-probe.ts";
+import { type HttpPathResult, startHttpProbe } from "./http-probe.ts";
 import type { LoadStep } from "./messages.ts";
 import type { Options } from "./options.ts";
 import type { Built } from "./project.ts";
@@ -38,9 +38,10 @@ export interface StepResult extends Omit<LoadStep, "type"> {
   quiet: { waitedMs: number; otherPercent: number };
   /**
    * sdk only: the REST API asked during the step (`GET /health` and a device's `GET …/state` in
-   * turn, one at a time, 20 a second at most); absent for the reference and in older results.
+   * turn, one at a time, 20 a second at most), each path's figures; absent for the reference and
+   * in older results.
    */
-  http?: HttpProbeResult;
+  http?: { health: HttpPathResult; state: HttpPathResult };
 }
 
 interface FleetResult {
@@ -196,12 +197,13 @@ export async function benchTarget(
             )
           : null;
         let load: LoadStep;
-        let http: HttpProbeResult | undefined;
+        let http: StepResult["http"];
         try {
           load = await generator.step(rate, seconds, drainMs);
         } finally {
           clearInterval(sampler);
-          http = await probe?.stop();
+          const [health, state] = (await probe?.stop()) ?? [];
+          if (health && state) http = { health, state };
         }
         const cpu = await span.end();
         const services = endServices ? await endServices() : undefined;
@@ -228,7 +230,9 @@ export async function benchTarget(
               : "") +
             `peak RSS ${Math.round(serverPeakRssBytes / 1048576)} MiB, ` +
             (http
-              ? `HTTP p50 ${http.latency.p50Ms} ms, p99 ${http.latency.p99Ms} ms (${http.failed} of ${http.requests} failed), `
+              ? `/health p50 ${http.health.latency.p50Ms} ms, p99 ${http.health.latency.p99Ms} ms, ` +
+                `state read p50 ${http.state.latency.p50Ms} ms, p99 ${http.state.latency.p99Ms} ms ` +
+                `(${http.health.failed + http.state.failed} of ${http.health.requests + http.state.requests} failed), `
               : "") +
             `generator ${Math.round(cpu.generatorPercent)} %, ` +
             `other ${Math.round(cpu.otherPercent)} %, interrupts ${Math.round(cpu.interruptPercent)} %, steal ${Math.round(cpu.stealPercent)} %` +
