@@ -8,13 +8,14 @@ import { type Database, openDatabase } from "../src/db/database.ts";
 import { type Committer, type Lane, WriteBatcher } from "../src/db/write-batcher.ts";
 import { tempDir } from "./helpers/server.ts";
 
-async function open(t: TestContext): Promise<Database & { file: string }> {
+/** A database whose group commit runs in the writer thread. */
+async function open(t: TestContext, sqliteBusyTimeoutMs = 60_000): Promise<Database & { file: string }> {
   const dataDir = tempDir(t, "sdk-batcher-");
-  // A generous busy timeout: some tests hold the write lock from another connection meanwhile.
+  // A generous busy timeout by default: some tests hold the write lock from another connection meanwhile.
   const database = await openDatabase({
     dataDir,
     databaseUrl: null,
-    sqliteBusyTimeoutMs: 60_000,
+    sqliteBusyTimeoutMs,
     commitThread: "on",
   });
   t.after(() => database.close());
@@ -387,16 +388,9 @@ test("writes queued before close() are committed; the database reopens with them
 });
 
 test("a commit waits for a write lock held longer than the main connection's busy timeout instead of losing its rows", async (t) => {
-  const dataDir = tempDir(t, "sdk-batcher-");
   // The main connection gives up after 20 ms; the writer thread must not.
-  const database = await openDatabase({
-    dataDir,
-    databaseUrl: null,
-    sqliteBusyTimeoutMs: 20,
-    commitThread: "on",
-  });
-  t.after(() => database.close());
-  const lock = holdWriteLock(t, Object.assign(database, { file: database.location }));
+  const database = await open(t, 20);
+  const lock = holdWriteLock(t, database);
   const write = database.batcher.run(inserter(database)("kept"));
   let settled: string | undefined;
   write.then(
