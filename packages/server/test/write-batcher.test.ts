@@ -408,3 +408,56 @@ test("a commit waits for a write lock held longer than the main connection's bus
   await write;
   assert.deepEqual(await ids(database), ["kept"]);
 });
+
+test("a write on the main connection waits for the writer thread's commit under way, not for the ones after it", async (t) => {
+  const database = await open(t);
+  const insert = inserter(database);
+  // Commits that keep the thread busy for a while each, back to back.
+  const slow =
+    sql`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT count(*) FROM c`.compile(
+      database.db,
+    );
+  const perCommit = 5;
+  let stop = false;
+  let n = 0;
+  const traffic = (async () => {
+    while (!stop) {
+      const rows = Array.from({ length: perCommit }, () => insert(`b-${String(n++).padStart(6, "0")}`));
+      await database.batcher.run(slow, ...rows);
+    }
+  })();
+  const rowid = async (where: string) =>
+    Number(
+      Object.values(
+        (await sql.raw(`SELECT max(rowid) FROM readiness ${where}`).execute(database.db)).rows[0] as object,
+      )[0] ?? 0,
+    );
+  let most = 0;
+  // 30 writes at least, and on for as long as the thread has not committed 20 times.
+  let i = 0;
+  for (; i < 30 || (n < 20 * perCommit && i < 1_000); i++) {
+    const before = await rowid("");
+    await database.db
+      .insertInto("readiness")
+      .values({ id: `m-${i}`, checkedAt: 0 })
+      .execute();
+    const mine = await rowid(`WHERE id = 'm-${i}'`);
+    const between = await sql
+      .raw(
+        `SELECT count(*) AS n FROM readiness WHERE rowid > ${before} AND rowid < ${mine} AND id LIKE 'b-%'`,
+      )
+      .execute(database.db);
+    most = Math.max(most, Number((between.rows[0] as { n: number }).n) / perCommit);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  stop = true;
+  await traffic;
+  assert.ok(
+    n >= 20 * perCommit,
+    `the thread kept committing meanwhile (${n / perCommit} commits, ${i} writes)`,
+  );
+  assert.ok(
+    most <= 2,
+    `a main-connection write let at most 2 of the thread's commits go first (the most: ${most})`,
+  );
+});
