@@ -39,7 +39,7 @@ export interface Committer {
   readonly offLoop?: boolean;
 }
 
-/** The committer on a Kysely connection (PostgreSQL; SQLite when the writer thread cannot be used). */
+/** The committer on a Kysely connection: PostgreSQL, and SQLite without its writer thread (SQLITE_COMMIT_THREAD). */
 export function kyselyCommitter(db: Kysely<DB>): Committer {
   return {
     async commit(txs) {
