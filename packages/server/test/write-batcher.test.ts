@@ -329,8 +329,10 @@ test("commits that wait off the event loop (the writer thread) are never spaced"
   assert.equal(await afterThreeSlowCommits(t, true), true, "sent at once after three slow commits");
   const database = await open(t);
   assert.equal(database.committer.offLoop, true, "the database's committer says so while its thread runs");
+  assert.equal(database.commits.thread, true, "and so does the database (the listening line)");
   await database.close();
   assert.equal(database.committer.offLoop, false, "and no longer once closed");
+  assert.equal(database.commits.thread, false);
 });
 
 test("the writer thread's connection syncs each commit, checks foreign keys and keeps undo copies in memory", async (t) => {

@@ -22,7 +22,7 @@ export interface Database {
    * SQLite: whether the group commit runs in the writer thread, and the disk's sync time that
    * `commitThread: "auto"` chose by (null when not measured). PostgreSQL: not in a thread.
    */
-  commits: { thread: boolean; diskSyncMs: number | null };
+  commits: { readonly thread: boolean; diskSyncMs: number | null };
   dialect: Dialect;
   /** Where the data lives, for logs: a file path or a host/database. */
   location: string;
@@ -170,7 +170,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let checkpoint = async () => {};
   let walBytes = () => 0;
   let startWriter: ((fallback: Committer) => Promise<SqliteWriter>) | null = null;
-  const commits: Database["commits"] = { thread: false, diskSyncMs: null };
+  let writer: SqliteWriter | null = null;
+  const commits: Database["commits"] = {
+    // Not once the thread has stopped: the batcher then commits on the main connection.
+    get thread() {
+      return writer?.offLoop ?? false;
+    },
+    diskSyncMs: null,
+  };
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -227,7 +234,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
           fallback,
         );
   }
-  let writer: SqliteWriter | null = null;
   const onConnection = kyselyCommitter(db);
   const committer: Committer = {
     commit: (txs) => (writer ?? onConnection).commit(txs),
@@ -263,10 +269,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       );
     await migrateToLatest(db as Kysely<unknown>, schema);
     // After the migrations: the thread's connection opens the schema they left.
-    if (startWriter) {
-      writer = await startWriter(onConnection);
-      commits.thread = true;
-    }
+    if (startWriter) writer = await startWriter(onConnection);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;
