@@ -8,6 +8,7 @@ import { migrateToLatest, slowPendingMigrations } from "./migrations.ts";
 import type { DB } from "./schema.ts";
 import { openSqlite } from "./sqlite-adapter.ts";
 import { SqliteWriter } from "./sqlite-writer.ts";
+import type { WriterOptions } from "./sqlite-writer-messages.ts";
 import { type Committer, kyselyCommitter, WriteBatcher } from "./write-batcher.ts";
 
 type Dialect = "sqlite" | "postgres";
@@ -22,7 +23,7 @@ export interface Database {
    * SQLite: whether the group commit runs in the writer thread, and the disk's sync time that
    * `commitThread: "auto"` chose by (null when not measured). PostgreSQL: not in a thread.
    */
-  commits: { readonly thread: boolean; diskSyncMs: number | null };
+  commits: { readonly thread: boolean; readonly diskSyncMs: number | null };
   dialect: Dialect;
   /** Where the data lives, for logs: a file path or a host/database. */
   location: string;
@@ -169,15 +170,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let reclaimSpace = async (_pages: number) => {};
   let checkpoint = async () => {};
   let walBytes = () => 0;
-  let startWriter: ((fallback: Committer) => Promise<SqliteWriter>) | null = null;
+  /** SQLite with the commit in its thread: what the thread opens, once the migrations are done. */
+  let writerOptions: WriterOptions | null = null;
   let writer: SqliteWriter | null = null;
-  const commits: Database["commits"] = {
-    // Not once the thread has stopped: the batcher then commits on the main connection.
-    get thread() {
-      return writer?.offLoop ?? false;
-    },
-    diskSyncMs: null,
-  };
+  let measuredSyncMs: number | null = null;
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     db = new Kysely<DB>({
@@ -219,27 +215,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
     dialect = "sqlite";
     const mode = options.commitThread ?? "auto";
-    if (mode === "auto") commits.diskSyncMs = diskSyncMs(options.dataDir);
+    if (mode === "auto") measuredSyncMs = diskSyncMs(options.dataDir);
     const inThread =
-      mode === "on" ||
-      (mode === "auto" && commits.diskSyncMs !== null && commits.diskSyncMs >= slowDiskSyncMs);
+      mode === "on" || (mode === "auto" && measuredSyncMs !== null && measuredSyncMs >= slowDiskSyncMs);
     if (inThread && !sqlite.exclusive)
-      startWriter = (fallback) =>
-        SqliteWriter.start(
-          {
-            file: location,
-            busyTimeoutMs: Math.max(options.sqliteBusyTimeoutMs ?? 0, writerBusyTimeoutMs),
-            journalSizeLimitBytes,
-          },
-          fallback,
-        );
+      writerOptions = {
+        file: location,
+        busyTimeoutMs: Math.max(options.sqliteBusyTimeoutMs ?? 0, writerBusyTimeoutMs),
+        journalSizeLimitBytes,
+      };
   }
   const onConnection = kyselyCommitter(db);
   const committer: Committer = {
     commit: (txs) => (writer ?? onConnection).commit(txs),
+    // Not once the thread has stopped: its commits then go through `onConnection`.
     get offLoop() {
       return writer?.offLoop ?? false;
     },
+  };
+  const commits: Database["commits"] = {
+    get thread() {
+      return committer.offLoop === true;
+    },
+    diskSyncMs: measuredSyncMs,
   };
   const batcher = new WriteBatcher(committer, { maxQueued: options.writeQueueMaxRows });
   const database: Database = {
@@ -269,7 +267,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       );
     await migrateToLatest(db as Kysely<unknown>, schema);
     // After the migrations: the thread's connection opens the schema they left.
-    if (startWriter) writer = await startWriter(onConnection);
+    if (writerOptions) writer = await SqliteWriter.start(writerOptions, onConnection);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

@@ -91,7 +91,7 @@ export class SqliteWriter implements Committer {
   }
 
   commit(txs: CompiledQuery[][]): Promise<CommitResult[]> {
-    if (this.#gone || this.#closed) return this.#fallback.commit(txs);
+    if (!this.offLoop) return this.#fallback.commit(txs);
     const id = this.#nextId++;
     const message: ToWriter = {
       t: "commit",

@@ -281,10 +281,8 @@ function earliestDue(queue: readonly Queued[]): number {
   return due;
 }
 
-interface PlannedCommit {
-  statements: CompiledQuery[];
-  committed(results: QueryResult<unknown>[]): void;
-}
+/** The batch's transaction: its lanes' plans in one, each lane handed its own results. */
+type PlannedCommit = Required<LanePlan>;
 
 /**
  * One transaction for the batch: the statements queued with `run` in order, then each lane's rows
